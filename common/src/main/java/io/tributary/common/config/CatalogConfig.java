@@ -1,0 +1,38 @@
+package io.tributary.common.config;
+
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The Iceberg catalog that holds the lakehouse tables, and where path-based Delta tables live.
+ *
+ * @param name the Spark catalog name (tables are {@code name.namespace.table})
+ * @param type the Iceberg catalog implementation
+ * @param warehouse the warehouse location; required for the hadoop catalog
+ * @param deltaWarehouse root of Delta tables ({@code <root>/<namespace>/<table>}); default {@code <warehouse>/_delta}
+ * @param properties extra catalog properties, passed as {@code spark.sql.catalog.<name>.<key>}
+ */
+public record CatalogConfig(
+    String name, CatalogType type, String warehouse, String deltaWarehouse, Map<String, String> properties) {
+
+  static final Set<String> KEYS = Set.of("name", "type", "warehouse", "delta-warehouse", "properties");
+
+  static CatalogConfig read(ConfigReader reader) {
+    reader.rejectUnknownKeys(KEYS);
+    String name = reader.string("name");
+    if (name != null && !name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+      reader.problem("name", "must be a simple identifier, got '" + name + "'");
+    }
+    if ("spark_catalog".equals(name)) {
+      reader.problem("name", "must not be spark_catalog: that name is reserved for Delta tables");
+    }
+    CatalogType type = reader.oneOf("type", CatalogType.class);
+    String warehouse = null;
+    if (type == CatalogType.HADOOP || reader.has("warehouse")) {
+      warehouse = Locations.resolve(reader.string("warehouse"));
+    }
+    String deltaWarehouse = reader.optionalString("delta-warehouse").map(Locations::resolve)
+        .orElse(warehouse == null ? null : warehouse + "/_delta");
+    return new CatalogConfig(name, type, warehouse, deltaWarehouse, Map.copyOf(reader.stringMap("properties")));
+  }
+}

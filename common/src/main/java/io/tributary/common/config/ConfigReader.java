@@ -1,0 +1,190 @@
+package io.tributary.common.config;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigValue;
+import com.typesafe.config.ConfigValueType;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Reads typed values below one path of a config and collects problems instead of throwing, so that a user sees
+ * every mistake in one run. Keys in problems are full paths ({@code tributary.bronze.sources.orders.trigger}).
+ */
+final class ConfigReader {
+  private final Config config;
+  private final String prefix;
+  private final List<String> problems;
+
+  ConfigReader(Config config, String prefix, List<String> problems) {
+    this.config = config;
+    this.prefix = prefix;
+    this.problems = problems;
+  }
+
+  ConfigReader child(String key) {
+    if (!config.hasPath(key)) {
+      problem(key, "is missing");
+      return new ConfigReader(com.typesafe.config.ConfigFactory.empty(), path(key), problems);
+    }
+    try {
+      return new ConfigReader(config.getConfig(key), path(key), problems);
+    } catch (ConfigException.WrongType e) {
+      problem(key, "must be an object, got " + describe(config.getValue(key)));
+      return new ConfigReader(com.typesafe.config.ConfigFactory.empty(), path(key), problems);
+    }
+  }
+
+  /** The same path, with missing keys taken from {@code fallback} (e.g. a source's defaults). */
+  ConfigReader withFallback(Config fallback) {
+    return new ConfigReader(config.withFallback(fallback), prefix, problems);
+  }
+
+  boolean has(String key) {
+    return config.hasPath(key);
+  }
+
+  String string(String key) {
+    if (!config.hasPath(key)) {
+      problem(key, "is missing");
+      return null;
+    }
+    ConfigValue value = config.getValue(key);
+    if (value.valueType() == ConfigValueType.OBJECT || value.valueType() == ConfigValueType.LIST) {
+      problem(key, "must be a string, got " + describe(value));
+      return null;
+    }
+    String text = config.getString(key).trim();
+    if (text.isEmpty()) {
+      problem(key, "must not be empty");
+      return null;
+    }
+    return text;
+  }
+
+  Optional<String> optionalString(String key) {
+    return config.hasPath(key) ? Optional.ofNullable(string(key)) : Optional.empty();
+  }
+
+  <E extends Enum<E>> E oneOf(String key, Class<E> type) {
+    String text = string(key);
+    if (text == null) {
+      return null;
+    }
+    for (E candidate : type.getEnumConstants()) {
+      if (ConfigNames.of(candidate).equals(text)) {
+        return candidate;
+      }
+    }
+    List<String> names = new ArrayList<>();
+    for (E candidate : type.getEnumConstants()) {
+      names.add(ConfigNames.of(candidate));
+    }
+    problem(key, "must be one of " + String.join(", ", names) + "; got '" + text + "'");
+    return null;
+  }
+
+  long positiveLong(String key) {
+    if (!config.hasPath(key)) {
+      problem(key, "is missing");
+      return 0;
+    }
+    try {
+      long value = config.getLong(key);
+      if (value <= 0) {
+        problem(key, "must be a positive number, got " + value);
+      }
+      return value;
+    } catch (ConfigException.WrongType e) {
+      problem(key, "must be a positive number, got " + describe(config.getValue(key)));
+      return 0;
+    }
+  }
+
+  Duration positiveDuration(String key) {
+    if (!config.hasPath(key)) {
+      problem(key, "is missing");
+      return Duration.ZERO;
+    }
+    try {
+      Duration value = config.getDuration(key);
+      if (value.isNegative() || value.isZero()) {
+        problem(key, "must be a positive duration such as '10 seconds', got " + config.getValue(key).render());
+      }
+      return value;
+    } catch (ConfigException.BadValue | ConfigException.WrongType e) {
+      problem(key, "must be a duration such as '10 seconds' or '1m', got " + describe(config.getValue(key)));
+      return Duration.ZERO;
+    }
+  }
+
+  List<String> stringList(String key) {
+    try {
+      List<String> values = config.getStringList(key);
+      if (values.isEmpty()) {
+        problem(key, "must not be empty");
+      }
+      return values;
+    } catch (ConfigException.WrongType e) {
+      problem(key, "must be a list of strings, got " + describe(config.getValue(key)));
+      return List.of();
+    }
+  }
+
+  /** A flat map of string settings; nested keys are joined with dots (HOCON reads a.b = c as nested). */
+  Map<String, String> stringMap(String key) {
+    Map<String, String> result = new LinkedHashMap<>();
+    if (!config.hasPath(key)) {
+      return result;
+    }
+    ConfigReader map = child(key);
+    for (Map.Entry<String, ConfigValue> entry : map.config.entrySet()) {
+      ConfigValue value = entry.getValue();
+      if (value.valueType() == ConfigValueType.LIST) {
+        map.problem(entry.getKey(), "must be a string, got a list");
+        continue;
+      }
+      result.put(entry.getKey(), String.valueOf(value.unwrapped()));
+    }
+    return result;
+  }
+
+  /** Reports keys below this path that nobody reads; a typo must not pass silently as a default. */
+  void rejectUnknownKeys(Set<String> known) {
+    for (String key : config.root().keySet()) {
+      if (!known.contains(key)) {
+        problem(quoted(key), "is not a known setting (known: " + String.join(", ", known.stream().sorted().toList()) + ")");
+      }
+    }
+  }
+
+  void problem(String key, String what) {
+    problems.add(path(key) + ": " + what);
+  }
+
+  String path(String key) {
+    return prefix.isEmpty() ? key : prefix + "." + key;
+  }
+
+  String prefix() {
+    return prefix;
+  }
+
+  private static String quoted(String name) {
+    return name.matches("[A-Za-z0-9_-]+") ? name : com.typesafe.config.ConfigUtil.quoteString(name);
+  }
+
+  private static String describe(ConfigValue value) {
+    return switch (value.valueType()) {
+      case OBJECT -> "an object";
+      case LIST -> "a list";
+      case NULL -> "null";
+      default -> "'" + value.unwrapped() + "'";
+    };
+  }
+}

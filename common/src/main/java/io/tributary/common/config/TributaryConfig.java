@@ -1,0 +1,95 @@
+package io.tributary.common.config;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigParseOptions;
+import com.typesafe.config.ConfigResolveOptions;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The whole lakehouse, read from one HOCON file.
+ *
+ * <p>Layers, first wins: environment overrides ({@code CONFIG_FORCE_tributary_kafka_bootstrap__servers=...}, see
+ * Typesafe Config), the file given with {@code --config}, then {@code reference.conf} (Tributary's defaults). The
+ * file itself may read environment variables with {@code ${?NAME}}, as {@code conf/application.conf} does.
+ *
+ * @param appName Spark application name prefix
+ * @param catalog the Iceberg catalog (and the Delta root)
+ * @param kafka how to reach Kafka
+ * @param checkpointLocation root of the streaming checkpoints, one folder per stream
+ * @param spark extra Spark settings applied to the session ({@code spark.*} keys)
+ * @param bronze the load layer
+ */
+public record TributaryConfig(
+    String appName,
+    CatalogConfig catalog,
+    KafkaConfig kafka,
+    String checkpointLocation,
+    Map<String, String> spark,
+    BronzeConfig bronze) {
+
+  static final String ROOT = "tributary";
+  static final Set<String> KEYS = Set.of("app-name", "catalog", "kafka", "checkpoint-location", "spark", "bronze");
+
+  /** Loads and validates a config file; throws {@link InvalidConfigException} naming every bad key. */
+  public static TributaryConfig load(Path file) {
+    if (!Files.isRegularFile(file)) {
+      throw new InvalidConfigException(List.of("--config: file " + file.toAbsolutePath() + " does not exist"));
+    }
+    Config parsed;
+    try {
+      parsed = ConfigFactory.parseFile(file.toFile(), ConfigParseOptions.defaults().setAllowMissing(false));
+    } catch (ConfigException.Parse e) {
+      throw new InvalidConfigException(List.of(file + ": cannot be parsed: " + e.getMessage()));
+    }
+    return from(parsed);
+  }
+
+  /** Validates an already parsed config (layered over environment overrides and reference.conf). */
+  public static TributaryConfig from(Config userConfig) {
+    Config layered;
+    try {
+      layered = ConfigFactory.systemEnvironmentOverrides()
+          .withFallback(userConfig)
+          .withFallback(ConfigFactory.defaultReference(TributaryConfig.class.getClassLoader()))
+          .resolve(ConfigResolveOptions.defaults());
+    } catch (ConfigException.UnresolvedSubstitution e) {
+      throw new InvalidConfigException(List.of(e.getMessage()));
+    }
+    List<String> problems = new ArrayList<>();
+    ConfigReader root = new ConfigReader(layered, "", problems).child(ROOT);
+    root.rejectUnknownKeys(KEYS);
+    TributaryConfig config = new TributaryConfig(
+        root.string("app-name"),
+        CatalogConfig.read(root.child("catalog")),
+        KafkaConfig.read(root.child("kafka")),
+        Locations.resolve(root.string("checkpoint-location")),
+        Map.copyOf(sparkSettings(root)),
+        BronzeConfig.read(root.child("bronze"), layered.getConfig(ROOT + ".bronze")));
+    if (!problems.isEmpty()) {
+      throw new InvalidConfigException(problems);
+    }
+    return config;
+  }
+
+  private static Map<String, String> sparkSettings(ConfigReader root) {
+    Map<String, String> settings = root.stringMap("spark");
+    for (String key : settings.keySet()) {
+      if (!key.startsWith("spark.")) {
+        root.problem("spark.\"" + key + "\"", "Spark settings must start with 'spark.'");
+      }
+    }
+    return settings;
+  }
+
+  /** The checkpoint folder of one stream, e.g. {@code bronze/bronze.orders}. */
+  public String checkpointFor(String layer, TableName table) {
+    return checkpointLocation + "/" + layer + "/" + table;
+  }
+}

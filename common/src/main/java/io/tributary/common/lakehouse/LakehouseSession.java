@@ -1,0 +1,61 @@
+package io.tributary.common.lakehouse;
+
+import io.tributary.common.config.CatalogConfig;
+import io.tributary.common.config.TributaryConfig;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * Builds the SparkSession every job uses: both table formats' extensions, the Iceberg catalog of the config, and
+ * Delta in {@code spark_catalog}. The master is never set here: spark-submit (or bin/tributary) sets it.
+ */
+public final class LakehouseSession {
+  static final String EXTENSIONS =
+      "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions,io.delta.sql.DeltaSparkSessionExtension";
+
+  private LakehouseSession() {}
+
+  /** A builder with everything set but the master; {@code job} names the application (tributary-bronze). */
+  public static SparkSession.Builder builder(TributaryConfig config, String job) {
+    SparkSession.Builder builder = SparkSession.builder().appName(config.appName() + "-" + job);
+    staticSettings().forEach(builder::config);
+    catalogSettings(config.catalog()).forEach(builder::config);
+    config.spark().forEach(builder::config);
+    return builder;
+  }
+
+  /** Settings that must be in place before the session starts (extensions cannot be added later). */
+  public static Map<String, String> staticSettings() {
+    Map<String, String> settings = new LinkedHashMap<>();
+    settings.put("spark.sql.extensions", EXTENSIONS);
+    settings.put("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog");
+    // Kafka timestamps and day partitions must not depend on the driver's time zone.
+    settings.put("spark.sql.session.timeZone", "UTC");
+    return settings;
+  }
+
+  /**
+   * Registers the config's catalog on a running session (catalogs load lazily, so this works until the catalog is
+   * first used). Tests use it to give each test its own warehouse in one shared session.
+   */
+  public static void registerCatalog(SparkSession spark, CatalogConfig catalog) {
+    catalogSettings(catalog).forEach((key, value) -> spark.conf().set(key, value));
+  }
+
+  static Map<String, String> catalogSettings(CatalogConfig catalog) {
+    String prefix = "spark.sql.catalog." + catalog.name();
+    Map<String, String> settings = new LinkedHashMap<>();
+    settings.put(prefix, "org.apache.iceberg.spark.SparkCatalog");
+    switch (catalog.type()) {
+      case HADOOP, HIVE, REST -> settings.put(prefix + ".type", catalog.type().name().toLowerCase(java.util.Locale.ROOT));
+      case JDBC -> settings.put(prefix + ".catalog-impl", "org.apache.iceberg.jdbc.JdbcCatalog");
+      case GLUE -> settings.put(prefix + ".catalog-impl", "org.apache.iceberg.aws.glue.GlueCatalog");
+    }
+    if (catalog.warehouse() != null) {
+      settings.put(prefix + ".warehouse", catalog.warehouse());
+    }
+    catalog.properties().forEach((key, value) -> settings.put(prefix + "." + key, value));
+    return settings;
+  }
+}

@@ -1,0 +1,308 @@
+package io.tributary.localstack;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * A real Kafka broker in KRaft mode (combined broker and controller), run from the Maven {@code kafka_2.13} jars in
+ * a JVM of its own, bound to 127.0.0.1 on free ports, with its data and log under one folder.
+ *
+ * <p>The broker's classpath comes from the {@code tributary-kafka-broker-runtime} module and is never mixed with
+ * Spark's. {@code bin/tributary kafka start|stop|status} and the tests use this class alike.
+ */
+public final class LocalKafkaBroker {
+  private static final String CLASSPATH_RESOURCE = "/tributary/kafka-broker.classpath";
+  private static final String STATE_FILE = "broker.state";
+  private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(90);
+
+  private final Path home;
+  private final int port;
+  private final int controllerPort;
+  private final long pid;
+
+  private LocalKafkaBroker(Path home, int port, int controllerPort, long pid) {
+    this.home = home;
+    this.port = port;
+    this.controllerPort = controllerPort;
+    this.pid = pid;
+  }
+
+  /**
+   * Starts a broker whose data lives under {@code home} (formatted on first use) and waits until it serves
+   * requests. The broker keeps running after this JVM exits; call {@link #stop()} to end it.
+   *
+   * @param extraProperties broker settings on top of the defaults (e.g. a short retention check interval)
+   */
+  public static LocalKafkaBroker start(Path home, Map<String, String> extraProperties) {
+    try {
+      Files.createDirectories(home);
+      Optional<LocalKafkaBroker> running = find(home);
+      if (running.isPresent()) {
+        return running.get();
+      }
+      Properties state = readState(home).orElseGet(Properties::new);
+      int port = reuseOrPick(state.getProperty("port"));
+      int controllerPort = reuseOrPick(state.getProperty("controller-port"));
+      Path properties = writeServerProperties(home, port, controllerPort, extraProperties);
+      Path log4j = writeLogConfig(home);
+      if (!Files.exists(home.resolve("data/meta.properties"))) {
+        format(home, properties, log4j);
+      }
+      ProcessBuilder builder = new ProcessBuilder(javaCommand(log4j, "kafka.Kafka", properties.toString()))
+          .redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("broker.log").toFile()));
+      Process process = builder.start();
+      LocalKafkaBroker broker = new LocalKafkaBroker(home, port, controllerPort, process.pid());
+      broker.writeState();
+      broker.awaitReady(process);
+      return broker;
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot start the local Kafka broker in " + home, e);
+    }
+  }
+
+  /** The broker started from {@code home} if it is still running. */
+  public static Optional<LocalKafkaBroker> find(Path home) {
+    return readState(home).flatMap(state -> {
+      long pid = Long.parseLong(state.getProperty("pid", "-1"));
+      boolean alive = ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+      if (!alive) {
+        return Optional.empty();
+      }
+      return Optional.of(new LocalKafkaBroker(home, Integer.parseInt(state.getProperty("port")),
+          Integer.parseInt(state.getProperty("controller-port")), pid));
+    });
+  }
+
+  public String bootstrapServers() {
+    return "127.0.0.1:" + port;
+  }
+
+  public long pid() {
+    return pid;
+  }
+
+  public Path home() {
+    return home;
+  }
+
+  /** Whether the broker process is alive and its listener accepts connections. */
+  public boolean isServing() {
+    if (!ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+      return false;
+    }
+    try (Socket socket = new Socket()) {
+      socket.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** Stops the broker (orderly shutdown first, then a kill after 30 s). Its data stays for the next start. */
+  public void stop() {
+    ProcessHandle.of(pid).ifPresent(handle -> {
+      handle.destroy();
+      try {
+        handle.onExit().get(30, TimeUnit.SECONDS);
+      } catch (Exception e) {
+        handle.destroyForcibly();
+      }
+    });
+  }
+
+  /** The JVM command that runs {@code mainClass} on the broker's own classpath; the tools use it too. */
+  static List<String> javaCommand(Path log4j, String mainClass, String... args) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-Xms256m");
+    command.add("-Xmx1g");
+    command.add("-Dlog4j2.configurationFile=" + log4j.toUri());
+    command.add("-cp");
+    command.add(brokerClasspath());
+    command.add(mainClass);
+    command.addAll(List.of(args));
+    return command;
+  }
+
+  static String brokerClasspath() {
+    try (InputStream in = LocalKafkaBroker.class.getResourceAsStream(CLASSPATH_RESOURCE)) {
+      if (in == null) {
+        throw new IllegalStateException("Missing " + CLASSPATH_RESOURCE + ": build the project with Maven first");
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void format(Path home, Path properties, Path log4j) throws IOException {
+    String clusterId = Uuid.randomUuid().toString();
+    Process format = new ProcessBuilder(javaCommand(log4j, "kafka.tools.StorageTool",
+        "format", "-t", clusterId, "-c", properties.toString()))
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("broker.log").toFile()))
+        .start();
+    try {
+      if (!format.waitFor(60, TimeUnit.SECONDS) || format.exitValue() != 0) {
+        format.destroyForcibly();
+        throw new IllegalStateException("Formatting the Kafka storage failed; see " + home.resolve("broker.log")
+            + ":\n" + tail(home.resolve("broker.log")));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted while formatting Kafka storage", e);
+    }
+  }
+
+  private void awaitReady(Process process) {
+    Instant deadline = Instant.now().plus(STARTUP_TIMEOUT);
+    Map<String, Object> adminProperties = Map.of(
+        AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
+        AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000,
+        AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 2000);
+    while (Instant.now().isBefore(deadline)) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException("The Kafka broker exited with code " + process.exitValue() + "; see "
+            + home.resolve("broker.log") + ":\n" + tail(home.resolve("broker.log")));
+      }
+      if (isServing()) {
+        try (Admin admin = Admin.create(adminProperties)) {
+          if (!admin.describeCluster().nodes().get(2, TimeUnit.SECONDS).isEmpty()) {
+            return;
+          }
+        } catch (Exception notYet) {
+          // The listener is up before the broker has registered with its controller; poll again.
+        }
+      }
+      sleepQuietly(200);
+    }
+    process.destroyForcibly();
+    throw new IllegalStateException("The Kafka broker did not come up within " + STARTUP_TIMEOUT.toSeconds()
+        + " s; see " + home.resolve("broker.log"));
+  }
+
+  private static Path writeServerProperties(Path home, int port, int controllerPort, Map<String, String> extra)
+      throws IOException {
+    Map<String, String> settings = new LinkedHashMap<>();
+    settings.put("process.roles", "broker,controller");
+    settings.put("node.id", "1");
+    settings.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
+    settings.put("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
+    settings.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
+    settings.put("controller.listener.names", "CONTROLLER");
+    settings.put("inter.broker.listener.name", "PLAINTEXT");
+    settings.put("listener.security.protocol.map", "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT");
+    settings.put("log.dirs", home.resolve("data").toAbsolutePath().toString());
+    settings.put("num.partitions", "2");
+    settings.put("offsets.topic.replication.factor", "1");
+    settings.put("transaction.state.log.replication.factor", "1");
+    settings.put("transaction.state.log.min.isr", "1");
+    settings.put("share.coordinator.state.topic.replication.factor", "1");
+    settings.put("share.coordinator.state.topic.min.isr", "1");
+    settings.put("group.initial.rebalance.delay.ms", "0");
+    // Room for large raw records (bronze keeps values of several MB byte for byte).
+    settings.put("message.max.bytes", String.valueOf(16 * 1024 * 1024));
+    settings.put("auto.create.topics.enable", "false");
+    settings.putAll(extra);
+    StringBuilder text = new StringBuilder("# Written by Tributary's local stack on each start.\n");
+    settings.forEach((key, value) -> text.append(key).append('=').append(value).append('\n'));
+    Path file = home.resolve("server.properties");
+    Files.writeString(file, text.toString());
+    return file;
+  }
+
+  private static Path writeLogConfig(Path home) throws IOException {
+    Path file = home.resolve("log4j2.properties");
+    Files.writeString(file, String.join("\n",
+        "status = warn",
+        "appender.console.type = Console",
+        "appender.console.name = STDOUT",
+        "appender.console.layout.type = PatternLayout",
+        "appender.console.layout.pattern = [%d] %p %m (%c)%n",
+        "rootLogger.level = WARN",
+        "rootLogger.appenderRef.stdout.ref = STDOUT",
+        "logger.server.name = kafka.server.KafkaRaftServer",
+        "logger.server.level = INFO",
+        ""));
+    return file;
+  }
+
+  private void writeState() throws IOException {
+    Properties state = new Properties();
+    state.setProperty("pid", String.valueOf(pid));
+    state.setProperty("port", String.valueOf(port));
+    state.setProperty("controller-port", String.valueOf(controllerPort));
+    state.setProperty("bootstrap-servers", bootstrapServers());
+    try (var out = Files.newBufferedWriter(home.resolve(STATE_FILE))) {
+      state.store(out, "local Kafka broker");
+    }
+  }
+
+  private static Optional<Properties> readState(Path home) {
+    Path file = home.resolve(STATE_FILE);
+    if (!Files.exists(file)) {
+      return Optional.empty();
+    }
+    Properties state = new Properties();
+    try (var in = Files.newBufferedReader(file)) {
+      state.load(in);
+      return Optional.of(state);
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** Keeps the ports of an earlier start when they are free, so a restarted broker has the same address. */
+  private static int reuseOrPick(String previous) throws IOException {
+    if (previous != null) {
+      try (ServerSocket socket = new ServerSocket()) {
+        socket.bind(new InetSocketAddress("127.0.0.1", Integer.parseInt(previous)));
+        return socket.getLocalPort();
+      } catch (IOException taken) {
+        // fall through to a fresh port
+      }
+    }
+    try (ServerSocket socket = new ServerSocket()) {
+      socket.bind(new InetSocketAddress("127.0.0.1", 0));
+      return socket.getLocalPort();
+    }
+  }
+
+  static String tail(Path log) {
+    try {
+      List<String> lines = Files.readAllLines(log);
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
+    } catch (IOException e) {
+      return "(no log)";
+    }
+  }
+
+  private static void sleepQuietly(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted while waiting for the Kafka broker", e);
+    }
+  }
+}

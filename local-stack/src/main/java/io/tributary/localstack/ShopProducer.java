@@ -1,0 +1,78 @@
+package io.tributary.localstack;
+
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * Publishes generated records to Kafka: idempotent producer with acks=all, so a record is written once and records
+ * of one key keep their order. Optionally paced to a rate.
+ */
+public final class ShopProducer {
+  /** How many records of each kind went to each topic. */
+  public record Summary(Map<String, Map<GeneratedRecord.Kind, Long>> byTopic, Duration took) {
+    public long total() {
+      return byTopic.values().stream().flatMap(kinds -> kinds.values().stream()).mapToLong(Long::longValue).sum();
+    }
+
+    @Override
+    public String toString() {
+      StringBuilder text = new StringBuilder();
+      byTopic.forEach((topic, kinds) -> text.append(String.format("  %-16s %s%n", topic, kinds)));
+      return String.format("Produced %,d records in %.1f s:%n%s", total(), took.toMillis() / 1000.0, text);
+    }
+  }
+
+  private ShopProducer() {}
+
+  /** Sends every record; {@code ratePerSecond} of 0 means as fast as possible. */
+  public static Summary send(Map<String, Object> clientProperties, Iterator<GeneratedRecord> records,
+      double ratePerSecond) {
+    Map<String, Object> properties = new LinkedHashMap<>(clientProperties);
+    properties.put(ProducerConfig.ACKS_CONFIG, "all");
+    properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    properties.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+    properties.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
+    properties.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 16 * 1024 * 1024);
+    properties.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+    Map<String, Map<GeneratedRecord.Kind, Long>> counts = new TreeMap<>();
+    long started = System.nanoTime();
+    long sent = 0;
+    try (KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer())) {
+      while (records.hasNext()) {
+        GeneratedRecord record = records.next();
+        producer.send(new ProducerRecord<>(record.topic(), null, record.timestampMs(), record.key(), record.value()));
+        counts.computeIfAbsent(record.topic(), topic -> new EnumMap<>(GeneratedRecord.Kind.class))
+            .merge(record.kind(), 1L, Long::sum);
+        sent++;
+        if (ratePerSecond > 0) {
+          pace(started, sent, ratePerSecond);
+        }
+      }
+      producer.flush();
+    }
+    return new Summary(counts, Duration.ofNanos(System.nanoTime() - started));
+  }
+
+  private static void pace(long started, long sent, double ratePerSecond) {
+    long due = started + (long) (sent / ratePerSecond * TimeUnit.SECONDS.toNanos(1));
+    long wait = due - System.nanoTime();
+    if (wait > 0) {
+      try {
+        TimeUnit.NANOSECONDS.sleep(wait);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("Interrupted while producing", e);
+      }
+    }
+  }
+}
