@@ -149,7 +149,9 @@ final class ConfigReader {
         map.problem(entry.getKey(), "must be a string, got a list");
         continue;
       }
-      result.put(entry.getKey(), String.valueOf(value.unwrapped()));
+      // entrySet() keys are path expressions ("a.b" quoted); a flat setting name joins the path elements.
+      result.put(String.join(".", com.typesafe.config.ConfigUtil.splitPath(entry.getKey())),
+          String.valueOf(value.unwrapped()));
     }
     return result;
   }

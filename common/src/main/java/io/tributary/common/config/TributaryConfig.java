@@ -57,7 +57,8 @@ public record TributaryConfig(
     try {
       layered = ConfigFactory.systemEnvironmentOverrides()
           .withFallback(userConfig)
-          .withFallback(ConfigFactory.defaultReference(TributaryConfig.class.getClassLoader()))
+          // reference.conf alone: defaultReference() would also read system properties, surprising a user.
+          .withFallback(ConfigFactory.parseResources(TributaryConfig.class.getClassLoader(), "reference.conf"))
           .resolve(ConfigResolveOptions.defaults());
     } catch (ConfigException.UnresolvedSubstitution e) {
       throw new InvalidConfigException(List.of(e.getMessage()));

@@ -1,0 +1,134 @@
+package io.tributary.bronze;
+
+import io.tributary.common.config.BronzeSource;
+import io.tributary.common.config.InvalidConfigException;
+import io.tributary.common.config.OnDataLoss;
+import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.LakehouseSession;
+import io.tributary.common.lakehouse.Tables;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeoutException;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.streaming.StreamingQuery;
+import org.apache.spark.sql.streaming.StreamingQueryException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Lands every configured Kafka source in its bronze table, one streaming query per source, each with its own
+ * checkpoint ({@code <checkpoint-location>/bronze/<table>}).
+ *
+ * <p>Run with {@code tributary bronze --config FILE [--once]}: continuous mode triggers a micro-batch every
+ * {@code trigger}; {@code --once} loads what Kafka has now, then stops (backfills, tests, scheduled runs).
+ */
+public final class BronzeIngestJob {
+  private static final Logger LOG = LoggerFactory.getLogger(BronzeIngestJob.class);
+
+  private final SparkSession spark;
+  private final TributaryConfig config;
+  private final BronzeTable table;
+
+  public BronzeIngestJob(SparkSession spark, TributaryConfig config) {
+    this.spark = spark;
+    this.config = config;
+    this.table = new BronzeTable(new Tables(config.catalog()), config.bronze().format());
+    if (config.bronze().sources().isEmpty()) {
+      throw new InvalidConfigException(List.of("tributary.bronze.sources: no sources are configured"));
+    }
+  }
+
+  /** Runs until every stream has caught up ({@code once}) or until one stream fails or the job is stopped. */
+  public void run(boolean once) {
+    List<StreamingQuery> queries = start(once);
+    try {
+      if (once) {
+        for (StreamingQuery query : queries) {
+          query.awaitTermination();
+        }
+      } else {
+        spark.streams().awaitAnyTermination();
+        for (StreamingQuery query : queries) {
+          if (query.exception().isDefined()) {
+            throw query.exception().get();
+          }
+        }
+      }
+    } catch (StreamingQueryException e) {
+      queries.forEach(BronzeIngestJob::stopQuietly);
+      throw explain(e);
+    } finally {
+      if (!once) {
+        queries.forEach(BronzeIngestJob::stopQuietly);
+      }
+    }
+  }
+
+  /** Creates missing tables, checks for offsets lost in Kafka, then starts one query per source. */
+  public List<StreamingQuery> start(boolean once) {
+    LakehouseSession.registerCatalog(spark, config.catalog());
+    BatchProgressLog progress = new BatchProgressLog();
+    spark.streams().addListener(progress);
+    List<StreamingQuery> queries = new ArrayList<>();
+    try {
+      for (BronzeSource source : config.bronze().sourceList()) {
+        table.createIfAbsent(spark, source);
+        checkOffsets(source);
+        BronzeStream stream = new BronzeStream(source, config.kafka(), table, config.bronze().format(),
+            checkpoint(source));
+        LOG.info("{}: {} -> {} ({})", stream.queryName(), source.subscription(), table.sqlName(source),
+            once ? "until caught up" : "every " + source.trigger().toSeconds() + " s");
+        queries.add(stream.start(spark, once));
+      }
+    } catch (TimeoutException e) {
+      queries.forEach(BronzeIngestJob::stopQuietly);
+      throw new IllegalStateException("A bronze stream did not start in time", e);
+    } catch (RuntimeException e) {
+      queries.forEach(BronzeIngestJob::stopQuietly);
+      throw e;
+    }
+    return queries;
+  }
+
+  String checkpoint(BronzeSource source) {
+    return config.checkpointFor("bronze", source.table());
+  }
+
+  private void checkOffsets(BronzeSource source) {
+    LostOffsets lost = lossCheck().check(source.name(), source.table().toString(), checkpoint(source));
+    if (lost.isEmpty()) {
+      return;
+    }
+    if (source.onDataLoss() == OnDataLoss.FAIL) {
+      throw new BronzeDataLossException(lost.failureMessage(), null);
+    }
+    LOG.warn("{}\nSkipping them, because tributary.bronze.sources.{}.on-data-loss = skip.", lost.describe(),
+        source.name());
+  }
+
+  /** A stream that failed because Kafka deleted records under it gets the same precise message as at start. */
+  private RuntimeException explain(StreamingQueryException failure) {
+    for (BronzeSource source : config.bronze().sourceList()) {
+      if (source.onDataLoss() != OnDataLoss.FAIL) {
+        continue;
+      }
+      LostOffsets lost = lossCheck().check(source.name(), source.table().toString(), checkpoint(source));
+      if (!lost.isEmpty()) {
+        return new BronzeDataLossException(lost.failureMessage(), failure);
+      }
+    }
+    return new IllegalStateException("Bronze stream failed: " + failure.getMessage(), failure);
+  }
+
+  private OffsetLossCheck lossCheck() {
+    return new OffsetLossCheck(config.kafka().clientProperties(), spark.sessionState().newHadoopConf());
+  }
+
+  private static void stopQuietly(StreamingQuery query) {
+    try {
+      query.stop();
+    } catch (Exception e) {
+      LOG.warn("Stopping {} failed: {}", query.name(), e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,201 @@
+package io.tributary.common.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.typesafe.config.ConfigFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class TributaryConfigTest {
+  private static final String VALID = """
+      tributary {
+        catalog { warehouse = "/tmp/wh" }
+        kafka { bootstrap-servers = "127.0.0.1:1234", options { "security.protocol" = "SASL_SSL" } }
+        checkpoint-location = "/tmp/cp"
+        bronze.sources {
+          orders { topic = "shop.orders", table = "bronze.orders", max-offsets-per-trigger = 1000 }
+          customers { topics = ["shop.customers"], table = "bronze.customers", trigger = "1m" }
+          events { pattern = "shop\\\\..*", table = "bronze.events", table-properties { "write.target-file-size-bytes" = 1048576 } }
+        }
+      }
+      """;
+
+  private static TributaryConfig parse(String hocon) {
+    return TributaryConfig.from(ConfigFactory.parseString(hocon));
+  }
+
+  /** A valid config with one line replaced or added, for one mistake at a time. */
+  private static String with(String change) {
+    return VALID + "\n" + change;
+  }
+
+  private static void assertRejected(String hocon, String... problems) {
+    assertThatThrownBy(() -> parse(hocon))
+        .isInstanceOf(InvalidConfigException.class)
+        .satisfies(e -> assertThat(((InvalidConfigException) e).problems()).containsExactly(problems));
+  }
+
+  @Test
+  void readsAValidConfigWithDefaultsFromReference() {
+    TributaryConfig config = parse(VALID);
+    assertThat(config.catalog().name()).isEqualTo("lake");
+    assertThat(config.catalog().type()).isEqualTo(CatalogType.HADOOP);
+    assertThat(config.catalog().deltaWarehouse()).isEqualTo("/tmp/wh/_delta");
+    assertThat(config.kafka().sparkSourceOptions())
+        .containsEntry("kafka.bootstrap.servers", "127.0.0.1:1234")
+        .containsEntry("kafka.security.protocol", "SASL_SSL");
+    assertThat(config.bronze().format()).isEqualTo(TableFormat.ICEBERG);
+
+    BronzeSource orders = config.bronze().sources().get("orders");
+    assertThat(orders.topics()).containsExactly("shop.orders");
+    assertThat(orders.table()).isEqualTo(new TableName("bronze", "orders"));
+    assertThat(orders.maxOffsetsPerTrigger()).isEqualTo(1000);
+    assertThat(orders.trigger()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(orders.startingOffsets()).isEqualTo("earliest");
+    assertThat(orders.onDataLoss()).isEqualTo(OnDataLoss.FAIL);
+
+    assertThat(config.bronze().sources().get("customers").trigger()).isEqualTo(Duration.ofMinutes(1));
+    BronzeSource events = config.bronze().sources().get("events");
+    assertThat(events.pattern()).isEqualTo("shop\\..*");
+    assertThat(events.tableProperties()).containsEntry("write.target-file-size-bytes", "1048576");
+    assertThat(config.checkpointFor("bronze", orders.table())).isEqualTo("/tmp/cp/bronze/bronze.orders");
+  }
+
+  @Test
+  void resolvesRelativeLocationsAgainstTheWorkingDirectoryAndKeepsUris() {
+    TributaryConfig config = parse(with("tributary.catalog.warehouse = \"var/wh\"\n"
+        + "tributary.checkpoint-location = \"s3a://bucket/cp\""));
+    assertThat(config.catalog().warehouse()).isEqualTo(Path.of("var/wh").toAbsolutePath().toString());
+    assertThat(config.checkpointLocation()).isEqualTo("s3a://bucket/cp");
+  }
+
+  @Test
+  void rejectsAMissingBootstrapServer() {
+    assertRejected(VALID.replace("bootstrap-servers = \"127.0.0.1:1234\", ", ""),
+        "tributary.kafka.bootstrap-servers: is missing");
+  }
+
+  @Test
+  void rejectsAnUnknownFormat() {
+    assertRejected(with("tributary.bronze.format = parquet"),
+        "tributary.bronze.format: must be one of iceberg, delta; got 'parquet'");
+  }
+
+  @Test
+  void rejectsAnUnknownCatalogType() {
+    assertRejected(with("tributary.catalog.type = nessie"),
+        "tributary.catalog.type: must be one of hadoop, hive, rest, jdbc, glue; got 'nessie'");
+  }
+
+  @Test
+  void rejectsAHadoopCatalogWithoutWarehouse() {
+    assertRejected(VALID.replace("catalog { warehouse = \"/tmp/wh\" }", ""),
+        "tributary.catalog.warehouse: is missing");
+  }
+
+  @Test
+  void rejectsASourceWithBothTopicAndPattern() {
+    assertRejected(with("tributary.bronze.sources.orders.pattern = \"x.*\""),
+        "tributary.bronze.sources.orders.topic: set exactly one of 'topic', 'topics' or 'pattern'");
+  }
+
+  @Test
+  void rejectsASourceWithoutTable() {
+    assertRejected(with("tributary.bronze.sources.extra { topic = t }"),
+        "tributary.bronze.sources.extra.table: is missing");
+  }
+
+  @Test
+  void rejectsATableNameWithoutNamespace() {
+    assertRejected(with("tributary.bronze.sources.orders.table = orders"),
+        "tributary.bronze.sources.orders.table: must be '<namespace>.<table>' with simple identifiers, got 'orders'");
+  }
+
+  @Test
+  void rejectsTwoSourcesWritingTheSameTable() {
+    assertRejected(with("tributary.bronze.sources.zeta { topic = other, table = bronze.orders }"),
+        "tributary.bronze.sources.zeta.table: table bronze.orders is already the target of source 'orders'");
+  }
+
+  @Test
+  void rejectsANonPositiveBatchBound() {
+    assertRejected(with("tributary.bronze.sources.orders.max-offsets-per-trigger = 0"),
+        "tributary.bronze.sources.orders.max-offsets-per-trigger: must be a positive number, got 0");
+  }
+
+  @Test
+  void rejectsABatchBoundThatIsNotANumber() {
+    assertRejected(with("tributary.bronze.defaults.max-offsets-per-trigger = lots"),
+        "tributary.bronze.sources.customers.max-offsets-per-trigger: must be a positive number, got 'lots'",
+        "tributary.bronze.sources.events.max-offsets-per-trigger: must be a positive number, got 'lots'");
+  }
+
+  @Test
+  void rejectsABadTrigger() {
+    assertRejected(with("tributary.bronze.sources.orders.trigger = \"soon\""),
+        "tributary.bronze.sources.orders.trigger: must be a duration such as '10 seconds' or '1m', got 'soon'");
+  }
+
+  @Test
+  void rejectsBadStartingOffsets() {
+    assertRejected(with("tributary.bronze.sources.orders.starting-offsets = beginning"),
+        "tributary.bronze.sources.orders.starting-offsets: must be 'earliest', 'latest' or a JSON object of offsets"
+            + " per partition, got 'beginning'");
+  }
+
+  @Test
+  void rejectsAnUnknownDataLossPolicy() {
+    assertRejected(with("tributary.bronze.sources.orders.on-data-loss = ignore"),
+        "tributary.bronze.sources.orders.on-data-loss: must be one of fail, skip; got 'ignore'");
+  }
+
+  @Test
+  void rejectsAnInvalidPattern() {
+    assertRejected(with("tributary.bronze.sources.events.pattern = \"shop.(\""),
+        "tributary.bronze.sources.events.pattern: is not a valid regular expression: Unclosed group");
+  }
+
+  @Test
+  void rejectsAMisspelledKey() {
+    assertRejected(with("tributary.bronze.sources.orders.max-offset-per-trigger = 5"),
+        "tributary.bronze.sources.orders.max-offset-per-trigger: is not a known setting (known: max-offsets-per-trigger,"
+            + " on-data-loss, pattern, starting-offsets, table, table-properties, topic, topics, trigger)");
+  }
+
+  @Test
+  void rejectsSparkSettingsOutsideTheSparkNamespace() {
+    assertRejected(with("tributary.spark { \"sql.shuffle.partitions\" = 4 }"),
+        "tributary.spark.\"sql.shuffle.partitions\": Spark settings must start with 'spark.'");
+  }
+
+  @Test
+  void reportsEveryProblemAtOnce() {
+    assertThatThrownBy(() -> parse(with("tributary.bronze.format = orc\ntributary.catalog.type = x")))
+        .isInstanceOf(InvalidConfigException.class)
+        .hasMessage("Invalid configuration (2 problems):\n"
+            + "  - tributary.catalog.type: must be one of hadoop, hive, rest, jdbc, glue; got 'x'\n"
+            + "  - tributary.bronze.format: must be one of iceberg, delta; got 'orc'");
+  }
+
+  @Test
+  void namesAMissingFile(@TempDir Path dir) {
+    Path missing = dir.resolve("nope.conf");
+    assertThatThrownBy(() -> TributaryConfig.load(missing))
+        .isInstanceOf(InvalidConfigException.class)
+        .hasMessage("Invalid configuration: --config: file " + missing + " does not exist");
+  }
+
+  @Test
+  void loadsTheShippedLocalConfig() throws Exception {
+    Path shipped = Path.of("../conf/application.conf");
+    assertThat(Files.exists(shipped)).isTrue();
+    TributaryConfig config = TributaryConfig.load(shipped);
+    assertThat(config.bronze().sources()).containsKeys("orders", "customers");
+    assertThat(List.copyOf(config.bronze().sources().keySet())).hasSize(2);
+  }
+}
