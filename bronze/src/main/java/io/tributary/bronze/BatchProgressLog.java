@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.streaming.SourceProgress;
 import org.apache.spark.sql.streaming.StreamingQueryListener;
 import org.apache.spark.sql.streaming.StreamingQueryProgress;
@@ -18,6 +19,17 @@ import org.slf4j.LoggerFactory;
 final class BatchProgressLog extends StreamingQueryListener {
   private static final Logger LOG = LoggerFactory.getLogger("io.tributary.bronze.progress");
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final java.util.Set<SparkSession> ATTACHED =
+      java.util.Collections.newSetFromMap(new java.util.WeakHashMap<>());
+
+  private BatchProgressLog() {}
+
+  /** Adds the log to a session once, however many jobs start streams on it. */
+  static synchronized void attachTo(SparkSession spark) {
+    if (ATTACHED.add(spark)) {
+      spark.streams().addListener(new BatchProgressLog());
+    }
+  }
 
   @Override
   public void onQueryStarted(QueryStartedEvent event) {

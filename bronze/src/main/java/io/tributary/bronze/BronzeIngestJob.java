@@ -33,6 +33,11 @@ public final class BronzeIngestJob {
     this.spark = spark;
     this.config = config;
     this.table = new BronzeTable(new Tables(config.catalog()), config.bronze().format());
+    checkConfig(config);
+  }
+
+  /** What bronze needs beyond a valid config; called before a session is started, so it fails fast. */
+  public static void checkConfig(TributaryConfig config) {
     if (config.bronze().sources().isEmpty()) {
       throw new InvalidConfigException(List.of("tributary.bronze.sources: no sources are configured"));
     }
@@ -67,8 +72,7 @@ public final class BronzeIngestJob {
   /** Creates missing tables, checks for offsets lost in Kafka, then starts one query per source. */
   public List<StreamingQuery> start(boolean once) {
     LakehouseSession.registerCatalog(spark, config.catalog());
-    BatchProgressLog progress = new BatchProgressLog();
-    spark.streams().addListener(progress);
+    BatchProgressLog.attachTo(spark);
     List<StreamingQuery> queries = new ArrayList<>();
     try {
       for (BronzeSource source : config.bronze().sourceList()) {

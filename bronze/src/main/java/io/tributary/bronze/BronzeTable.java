@@ -6,7 +6,12 @@ import io.tributary.common.lakehouse.Tables;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Collectors;
+import io.delta.tables.DeltaTable;
+import io.delta.tables.DeltaTableBuilder;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
 
 /**
  * The bronze table of one source: one row per Kafka record, nothing parsed away. Created on first use; Iceberg
@@ -33,21 +38,35 @@ final class BronzeTable {
   }
 
   void createIfAbsent(SparkSession spark, BronzeSource source) {
-    String name = tables.sqlName(source.table(), format);
-    String ddl = switch (format) {
-      case ICEBERG -> "CREATE TABLE IF NOT EXISTS " + name + " (" + COLUMNS + ") USING iceberg"
-          + " PARTITIONED BY (days(kafka_timestamp))"
-          + properties(icebergProperties(source.tableProperties()));
-      // Delta has no hidden partitioning: a generated date column stands in for it.
-      case DELTA -> "CREATE TABLE IF NOT EXISTS " + name + " (" + COLUMNS
-          + ", kafka_date DATE GENERATED ALWAYS AS (CAST(kafka_timestamp AS DATE))) USING delta"
-          + " PARTITIONED BY (kafka_date)"
-          + properties(source.tableProperties());
-    };
-    if (format == TableFormat.ICEBERG) {
-      spark.sql("CREATE NAMESPACE IF NOT EXISTS " + tables.catalogName() + "." + source.table().namespace());
+    switch (format) {
+      case ICEBERG -> {
+        spark.sql("CREATE NAMESPACE IF NOT EXISTS " + tables.catalogName() + "." + source.table().namespace());
+        spark.sql("CREATE TABLE IF NOT EXISTS " + sqlName(source) + " (" + COLUMNS + ") USING iceberg"
+            + " PARTITIONED BY (days(kafka_timestamp))"
+            + properties(icebergProperties(source.tableProperties())));
+      }
+      case DELTA -> createDelta(spark, source);
     }
-    spark.sql(ddl);
+  }
+
+  /**
+   * Delta has no hidden partitioning: a generated date column stands in for it. Path-based tables take generated
+   * columns only through the builder API, not through SQL.
+   */
+  private void createDelta(SparkSession spark, BronzeSource source) {
+    DeltaTableBuilder builder = DeltaTable.createIfNotExists(spark).location(deltaPath(source));
+    for (StructField field : StructType.fromDDL(COLUMNS).fields()) {
+      builder = builder.addColumn(field);
+    }
+    builder = builder.addColumn(DeltaTable.columnBuilder(spark, "kafka_date")
+            .dataType(DataTypes.DateType)
+            .generatedAlwaysAs("CAST(kafka_timestamp AS DATE)")
+            .build())
+        .partitionedBy("kafka_date");
+    for (Map.Entry<String, String> property : source.tableProperties().entrySet()) {
+      builder = builder.property(property.getKey(), property.getValue());
+    }
+    builder.execute();
   }
 
   String sqlName(BronzeSource source) {

@@ -39,6 +39,11 @@ public record TributaryConfig(
 
   /** Loads and validates a config file; throws {@link InvalidConfigException} naming every bad key. */
   public static TributaryConfig load(Path file) {
+    return load(file, ConfigFactory.empty());
+  }
+
+  /** Loads a config file with some keys forced over everything (the demo forces the local broker's address). */
+  public static TributaryConfig load(Path file, Config forced) {
     if (!Files.isRegularFile(file)) {
       throw new InvalidConfigException(List.of("--config: file " + file.toAbsolutePath() + " does not exist"));
     }
@@ -48,7 +53,7 @@ public record TributaryConfig(
     } catch (ConfigException.Parse e) {
       throw new InvalidConfigException(List.of(file + ": cannot be parsed: " + e.getMessage()));
     }
-    return from(parsed);
+    return from(forced.withFallback(parsed));
   }
 
   /** Validates an already parsed config (layered over environment overrides and reference.conf). */

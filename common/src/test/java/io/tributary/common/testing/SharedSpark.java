@@ -20,6 +20,8 @@ public final class SharedSpark implements ParameterResolver {
           .master("local[2]")
           .appName("tributary-tests")
           .config("spark.ui.enabled", "false")
+          .config("spark.driver.bindAddress", "127.0.0.1")
+          .config("spark.driver.host", "127.0.0.1")
           .config("spark.sql.shuffle.partitions", "4")
           .config("spark.default.parallelism", "4")
           .config("spark.databricks.delta.snapshotPartitions", "2")

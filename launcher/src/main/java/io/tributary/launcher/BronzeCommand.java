@@ -1,0 +1,31 @@
+package io.tributary.launcher;
+
+import io.tributary.bronze.BronzeIngestJob;
+import io.tributary.common.cli.Arguments;
+import io.tributary.common.config.TributaryConfig;
+import java.util.List;
+import java.util.Set;
+import org.apache.spark.sql.SparkSession;
+
+/** {@code bronze --config FILE [--once]}: lands the configured Kafka topics in bronze tables. */
+final class BronzeCommand implements Command {
+  @Override
+  public String name() {
+    return "bronze";
+  }
+
+  @Override
+  public String usage() {
+    return "--config FILE [--once]   land Kafka topics in bronze tables (continuous, or until caught up)";
+  }
+
+  @Override
+  public int run(List<String> argList) {
+    Arguments args = Arguments.parse(name(), argList, Set.of("config"), Set.of("once"));
+    TributaryConfig config = ConfigOption.load(args);
+    BronzeIngestJob.checkConfig(config);
+    SparkSession spark = Sessions.start(config, name());
+    new BronzeIngestJob(spark, config).run(args.flag("once"));
+    return Tributary.OK;
+  }
+}

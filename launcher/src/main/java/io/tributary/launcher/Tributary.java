@@ -1,0 +1,71 @@
+package io.tributary.launcher;
+
+import io.tributary.bronze.BronzeDataLossException;
+import io.tributary.common.cli.UsageException;
+import io.tributary.common.config.InvalidConfigException;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The single entry point of the Tributary jar.
+ *
+ * <pre>
+ * spark-submit --class io.tributary.launcher.Tributary tributary-VERSION.jar bronze --config lakehouse.conf
+ * bin/tributary bronze --once            # the same locally, with conf/application.conf
+ * </pre>
+ *
+ * Exit codes: 0 done, 1 the job failed, 2 bad command line or configuration (nothing was started).
+ */
+public final class Tributary {
+  static final int OK = 0;
+  static final int FAILED = 1;
+  static final int USAGE = 2;
+
+  private final Map<String, Command> commands = new LinkedHashMap<>();
+
+  Tributary() {
+    for (Command command : List.of(new BronzeCommand(), new KafkaCommand(), new ProduceCommand(), new DemoCommand())) {
+      commands.put(command.name(), command);
+    }
+  }
+
+  public static void main(String[] args) {
+    int code = new Tributary().run(Arrays.asList(args));
+    // Spark and Kafka leave non-daemon threads behind; the exit code is what the caller (Airflow) checks.
+    System.exit(code);
+  }
+
+  int run(List<String> args) {
+    if (args.isEmpty() || args.get(0).equals("--help") || args.get(0).equals("help")) {
+      System.out.println(usage());
+      return args.isEmpty() ? USAGE : OK;
+    }
+    Command command = commands.get(args.get(0));
+    if (command == null) {
+      System.err.println("Unknown command '" + args.get(0) + "'.\n" + usage());
+      return USAGE;
+    }
+    try {
+      return command.run(args.subList(1, args.size()));
+    } catch (UsageException | InvalidConfigException e) {
+      System.err.println(e.getMessage());
+      return USAGE;
+    } catch (BronzeDataLossException e) {
+      System.err.println(e.getMessage());
+      return FAILED;
+    } catch (Exception e) {
+      System.err.println("tributary " + command.name() + " failed: " + e);
+      e.printStackTrace(System.err);
+      return FAILED;
+    }
+  }
+
+  String usage() {
+    StringBuilder text = new StringBuilder("Usage: tributary <command> [options]\n\nCommands:\n");
+    commands.values().forEach(command ->
+        text.append(String.format("  %-8s %s%n", command.name(), command.usage())));
+    return text.toString();
+  }
+}
