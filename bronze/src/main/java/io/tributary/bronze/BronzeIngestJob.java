@@ -43,30 +43,66 @@ public final class BronzeIngestJob {
     }
   }
 
-  /** Runs until every stream has caught up ({@code once}) or until one stream fails or the job is stopped. */
+  /**
+   * Runs until every stream has caught up ({@code once}) or until the job is stopped. A stream that fails for a
+   * retryable reason is restarted from its checkpoint (at most {@value #MAX_RESTARTS} times in a row); any other
+   * failure stops all streams and is rethrown.
+   */
   public void run(boolean once) {
+    List<BronzeSource> sources = config.bronze().sourceList();
     List<StreamingQuery> queries = start(once);
+    int[] restarts = new int[queries.size()];
+    boolean[] done = new boolean[queries.size()];
     try {
-      if (once) {
-        for (StreamingQuery query : queries) {
-          query.awaitTermination();
-        }
-      } else {
-        spark.streams().awaitAnyTermination();
-        for (StreamingQuery query : queries) {
-          if (query.exception().isDefined()) {
-            throw query.exception().get();
+      while (true) {
+        awaitAnyTermination();
+        boolean allDone = true;
+        for (int i = 0; i < queries.size(); i++) {
+          StreamingQuery query = queries.get(i);
+          if (query.isActive()) {
+            allDone = false;
+            continue;
           }
+          if (done[i]) {
+            continue;
+          }
+          if (query.exception().isEmpty()) {
+            if (!once) {
+              LOG.info("{} was stopped; stopping the other bronze streams", query.name());
+              return;
+            }
+            done[i] = true;
+            continue;
+          }
+          StreamingQueryException failure = query.exception().get();
+          if (!RetryableFailure.isRetryable(failure) || restarts[i] >= MAX_RESTARTS) {
+            throw explain(failure);
+          }
+          restarts[i]++;
+          LOG.warn("{} failed ({}); restarting it from its checkpoint ({} of {})", query.name(),
+              RetryableFailure.describe(failure), restarts[i], MAX_RESTARTS);
+          queries.set(i, startStream(sources.get(i), once));
+          allDone = false;
+        }
+        if (allDone) {
+          return;
         }
       }
-    } catch (StreamingQueryException e) {
-      queries.forEach(BronzeIngestJob::stopQuietly);
-      throw explain(e);
     } finally {
-      if (!once) {
-        queries.forEach(BronzeIngestJob::stopQuietly);
-      }
+      queries.forEach(BronzeIngestJob::stopQuietly);
     }
+  }
+
+  private static final int MAX_RESTARTS = 3;
+
+  private void awaitAnyTermination() {
+    try {
+      // Polling with a timeout, then resetting: a query that ends between two polls is still seen on the next one.
+      spark.streams().awaitAnyTermination(1000);
+    } catch (StreamingQueryException failed) {
+      // Inspected per query by the caller.
+    }
+    spark.streams().resetTerminated();
   }
 
   /** Creates missing tables, checks for offsets lost in Kafka, then starts one query per source. */
@@ -77,21 +113,25 @@ public final class BronzeIngestJob {
     try {
       for (BronzeSource source : config.bronze().sourceList()) {
         table.createIfAbsent(spark, source);
-        checkOffsets(source);
-        BronzeStream stream = new BronzeStream(source, config.kafka(), table, config.bronze().format(),
-            checkpoint(source));
-        LOG.info("{}: {} -> {} ({})", stream.queryName(), source.subscription(), table.sqlName(source),
-            once ? "until caught up" : "every " + source.trigger().toSeconds() + " s");
-        queries.add(stream.start(spark, once));
+        queries.add(startStream(source, once));
       }
-    } catch (TimeoutException e) {
-      queries.forEach(BronzeIngestJob::stopQuietly);
-      throw new IllegalStateException("A bronze stream did not start in time", e);
     } catch (RuntimeException e) {
       queries.forEach(BronzeIngestJob::stopQuietly);
       throw e;
     }
     return queries;
+  }
+
+  private StreamingQuery startStream(BronzeSource source, boolean once) {
+    checkOffsets(source);
+    BronzeStream stream = new BronzeStream(source, config.kafka(), table, config.bronze().format(), checkpoint(source));
+    LOG.info("{}: {} -> {} ({})", stream.queryName(), source.subscription(), table.sqlName(source),
+        once ? "until caught up" : "every " + source.trigger().toMillis() + " ms");
+    try {
+      return stream.start(spark, once);
+    } catch (TimeoutException e) {
+      throw new IllegalStateException(stream.queryName() + " did not start in time", e);
+    }
   }
 
   String checkpoint(BronzeSource source) {

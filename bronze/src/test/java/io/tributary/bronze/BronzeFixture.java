@@ -26,27 +26,27 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /** Topics, a config and a way to read back the bronze table, unique per test so tests share one broker and session. */
-final class BronzeFixture {
+public final class BronzeFixture {
   private static final AtomicInteger COUNTER = new AtomicInteger();
 
   /** A Kafka record as the broker stored it: its coordinates and its bytes. */
-  record Sent(String topic, int partition, long offset, byte[] key, byte[] value, List<Header> headers) {
+  public record Sent(String topic, int partition, long offset, byte[] key, byte[] value, List<Header> headers) {
     Coordinates coordinates() {
       return new Coordinates(topic, partition, offset);
     }
   }
 
-  record Coordinates(String topic, int partition, long offset) {}
+  public record Coordinates(String topic, int partition, long offset) {}
 
   /** A bronze row, with the headers as (key, value) pairs. */
-  record Landed(Coordinates coordinates, byte[] key, byte[] value, List<Map.Entry<String, ByteBuffer>> headers) {}
+  public record Landed(Coordinates coordinates, byte[] key, byte[] value, List<Map.Entry<String, ByteBuffer>> headers) {}
 
-  final LocalKafkaBroker broker;
+  public final LocalKafkaBroker broker;
   final String prefix;
   final Path root;
   final String catalog;
 
-  BronzeFixture(LocalKafkaBroker broker, Path root) {
+  public BronzeFixture(LocalKafkaBroker broker, Path root) {
     this.broker = broker;
     this.root = root;
     int id = COUNTER.incrementAndGet();
@@ -54,21 +54,21 @@ final class BronzeFixture {
     this.catalog = "lake" + id;
   }
 
-  String topic(String name) {
+  public String topic(String name) {
     return prefix + "." + name;
   }
 
-  void createTopics(int partitions, String... names) {
+  public void createTopics(int partitions, String... names) {
     List<String> topics = Arrays.stream(names).map(this::topic).toList();
     Topics.create(client(), topics, partitions, Map.of());
   }
 
-  Map<String, Object> client() {
+  public Map<String, Object> client() {
     return Map.of("bootstrap.servers", broker.bootstrapServers());
   }
 
   /** A config with one source per entry (source name → topic name), plus extra HOCON lines. */
-  String hocon(Map<String, String> sources, String extra) {
+  public String hocon(Map<String, String> sources, String extra) {
     StringBuilder text = new StringBuilder();
     text.append("tributary {\n")
         .append("  catalog { name = ").append(catalog).append(", warehouse = \"").append(root.resolve("warehouse"))
@@ -82,12 +82,12 @@ final class BronzeFixture {
     return text.toString();
   }
 
-  TributaryConfig config(Map<String, String> sources, String extra) {
+  public TributaryConfig config(Map<String, String> sources, String extra) {
     return TributaryConfig.from(ConfigFactory.parseString(hocon(sources, extra)));
   }
 
   /** Sends records and returns them with the partition and offset the broker gave each. */
-  List<Sent> send(String topic, List<ProducerRecord<byte[], byte[]>> records) throws Exception {
+  public List<Sent> send(String topic, List<ProducerRecord<byte[], byte[]>> records) throws Exception {
     Map<String, Object> properties = new HashMap<>(client());
     properties.put("acks", "all");
     properties.put("enable.idempotence", true);
@@ -111,7 +111,7 @@ final class BronzeFixture {
   }
 
   /** {@code count} simple records keyed over a small key space, so both partitions get some. */
-  List<Sent> sendSimple(String topic, int count, int firstId) throws Exception {
+  public List<Sent> sendSimple(String topic, int count, int firstId) throws Exception {
     List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
     for (int i = firstId; i < firstId + count; i++) {
       records.add(new ProducerRecord<>(topic(topic), ("k" + (i % 17)).getBytes(), ("value-" + i).getBytes()));
@@ -128,11 +128,11 @@ final class BronzeFixture {
     return new RecordHeader(key, value);
   }
 
-  String tableName(TributaryConfig config, String source) {
+  public String tableName(TributaryConfig config, String source) {
     return new Tables(config.catalog()).sqlName(config.bronze().sources().get(source).table(), config.bronze().format());
   }
 
-  List<Landed> read(SparkSession spark, TributaryConfig config, String source) {
+  public List<Landed> read(SparkSession spark, TributaryConfig config, String source) {
     LakehouseSession.registerCatalog(spark, config.catalog());
     List<Landed> landed = new ArrayList<>();
     for (Row row : spark.table(tableName(config, source))
@@ -150,7 +150,7 @@ final class BronzeFixture {
     return landed;
   }
 
-  static List<Map.Entry<String, ByteBuffer>> headersOf(Sent sent) {
+  public static List<Map.Entry<String, ByteBuffer>> headersOf(Sent sent) {
     List<Map.Entry<String, ByteBuffer>> headers = new ArrayList<>();
     for (Header header : sent.headers()) {
       headers.add(new java.util.AbstractMap.SimpleEntry<>(header.key(),
@@ -159,7 +159,7 @@ final class BronzeFixture {
     return headers;
   }
 
-  static void stop(org.apache.spark.sql.streaming.StreamingQuery query) {
+  public static void stop(org.apache.spark.sql.streaming.StreamingQuery query) {
     try {
       query.stop();
     } catch (java.util.concurrent.TimeoutException e) {
@@ -167,7 +167,7 @@ final class BronzeFixture {
     }
   }
 
-  static boolean sameBytes(byte[] a, byte[] b) {
+  public static boolean sameBytes(byte[] a, byte[] b) {
     return Objects.equals(a == null, b == null) && (a == null || Arrays.equals(a, b));
   }
 }

@@ -30,10 +30,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 @ExtendWith({SharedSpark.class, SharedKafka.class})
-class BronzeIngestIT {
+public class BronzeIngestIT {
 
   /** Every sent record is in the table exactly once with identical bytes; nothing else is. */
-  static void assertLandedExactly(List<Sent> sent, List<Landed> landed) {
+  public static void assertLandedExactly(List<Sent> sent, List<Landed> landed) {
     Map<Coordinates, Landed> byCoordinates = landed.stream()
         .collect(Collectors.toMap(Landed::coordinates, Function.identity(), (a, b) -> {
           throw new AssertionError("duplicate coordinates " + a.coordinates());

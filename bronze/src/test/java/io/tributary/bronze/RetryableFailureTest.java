@@ -1,0 +1,33 @@
+package io.tributary.bronze;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class RetryableFailureTest {
+
+  private static NullPointerException npeAt(String className, String method) {
+    NullPointerException npe = new NullPointerException("Cannot invoke \"scala.collection.IterableOps.map\"");
+    npe.setStackTrace(new StackTraceElement[] {
+        new StackTraceElement(className, method, "KafkaMicroBatchStream.scala", 520),
+        new StackTraceElement("org.apache.spark.sql.execution.streaming.runtime.ProgressContext",
+            "extractSourceProgress", "ProgressReporter.scala", 384)});
+    return npe;
+  }
+
+  @Test
+  void theKafkaProgressMetricsBugIsRetryableWhereverItIsWrapped() {
+    Throwable wrapped = new RuntimeException("query failed",
+        npeAt("org.apache.spark.sql.kafka010.KafkaMicroBatchStream$", "metrics"));
+    assertThat(RetryableFailure.isRetryable(wrapped)).isTrue();
+    assertThat(RetryableFailure.describe(wrapped)).contains("SPARK-55271");
+  }
+
+  @Test
+  void otherFailuresAreFatal() {
+    assertThat(RetryableFailure.isRetryable(new RuntimeException("table is broken"))).isFalse();
+    assertThat(RetryableFailure.isRetryable(npeAt("org.apache.iceberg.SnapshotProducer", "commit"))).isFalse();
+    assertThat(RetryableFailure.isRetryable(
+        npeAt("org.apache.spark.sql.kafka010.KafkaMicroBatchStream", "planInputPartitions"))).isFalse();
+  }
+}

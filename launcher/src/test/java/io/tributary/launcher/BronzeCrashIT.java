@@ -1,0 +1,77 @@
+package io.tributary.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.tributary.bronze.BronzeFixture;
+import io.tributary.bronze.BronzeFixture.Sent;
+import io.tributary.bronze.BronzeIngestIT;
+import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.LakehouseSession;
+import io.tributary.common.testing.SharedSpark;
+import io.tributary.localstack.LocalKafkaBroker;
+import io.tributary.localstack.testing.SharedKafka;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A bronze process killed with SIGKILL in the middle of its stream, then restarted: no gap, no duplicate. */
+@ExtendWith({SharedSpark.class, SharedKafka.class})
+class BronzeCrashIT {
+
+  @Test
+  void bronzeKilledTwiceMidStreamConvergesToEveryRecordOnce(SparkSession spark, LocalKafkaBroker broker,
+      @TempDir Path dir) throws Exception {
+    BronzeFixture fixture = new BronzeFixture(broker, dir);
+    fixture.createTopics(2, "pageviews");
+    List<Sent> sent = new ArrayList<>(fixture.sendSimple("pageviews", 20_000, 0));
+    // Small batches so that a kill lands between (or inside) many commits.
+    String hocon = fixture.hocon(Map.of("pageviews", "pageviews"),
+        "tributary.bronze.defaults { max-offsets-per-trigger = 500, trigger = \"100 ms\" }");
+    Path configFile = dir.resolve("lakehouse.conf");
+    Files.writeString(configFile, hocon);
+    TributaryConfig config = TributaryConfig.load(configFile);
+    LakehouseSession.registerCatalog(spark, config.catalog());
+    String table = fixture.tableName(config, "pageviews");
+    Path log = dir.resolve("bronze.log");
+
+    for (long killAfter : new long[] {2_000, 9_000}) {
+      Process bronze = ChildProcess.start(log, "bronze", "--config", configFile.toString());
+      await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200))
+          .until(() -> !bronze.isAlive() || rows(spark, table) >= killAfter);
+      assertThat(bronze.isAlive()).as("bronze still running; log:\n%s", tail(log)).isTrue();
+      bronze.destroyForcibly();
+      assertThat(bronze.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      assertThat(bronze.exitValue()).as("killed by SIGKILL").isEqualTo(137);
+      assertThat(rows(spark, table)).as("killed mid-stream").isLessThan(sent.size());
+    }
+    sent.addAll(fixture.sendSimple("pageviews", 1_000, 20_000));
+
+    Process catchUp = ChildProcess.start(log, "bronze", "--config", configFile.toString(), "--once");
+    assertThat(catchUp.waitFor(5, TimeUnit.MINUTES)).isTrue();
+    assertThat(catchUp.exitValue()).as("log:\n%s", tail(log)).isZero();
+
+    BronzeIngestIT.assertLandedExactly(sent, fixture.read(spark, config, "pageviews"));
+  }
+
+  private static long rows(SparkSession spark, String table) {
+    try {
+      return spark.table(table).count();
+    } catch (Exception notCreatedYet) {
+      return 0;
+    }
+  }
+
+  private static String tail(Path log) throws Exception {
+    List<String> lines = Files.exists(log) ? Files.readAllLines(log) : List.of();
+    return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+  }
+}

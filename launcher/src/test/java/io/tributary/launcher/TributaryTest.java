@@ -1,0 +1,101 @@
+package io.tributary.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The command line fails fast, before any Spark session, with exit code 2 and a message naming the problem. */
+class TributaryTest {
+  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private PrintStream originalErr;
+  private PrintStream originalOut;
+
+  @BeforeEach
+  void capture() {
+    originalErr = System.err;
+    originalOut = System.out;
+    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+  }
+
+  @AfterEach
+  void restore() {
+    System.setErr(originalErr);
+    System.setOut(originalOut);
+  }
+
+  private String stderr() {
+    return err.toString(StandardCharsets.UTF_8).trim();
+  }
+
+  @Test
+  void listsTheCommandsWithoutArguments() {
+    assertThat(new Tributary().run(List.of())).isEqualTo(Tributary.USAGE);
+    assertThat(out.toString(StandardCharsets.UTF_8)).contains("bronze", "kafka", "produce", "demo");
+  }
+
+  @Test
+  void rejectsAnUnknownCommand() {
+    assertThat(new Tributary().run(List.of("silverr"))).isEqualTo(Tributary.USAGE);
+    assertThat(stderr()).startsWith("Unknown command 'silverr'.");
+  }
+
+  @Test
+  void rejectsAnUnknownOption() {
+    assertThat(new Tributary().run(List.of("bronze", "--config", "x.conf", "--onse"))).isEqualTo(Tributary.USAGE);
+    assertThat(stderr()).isEqualTo("'bronze': unknown option --onse (options: --config, --once)");
+  }
+
+  @Test
+  void requiresAConfig() {
+    assertThat(new Tributary().run(List.of("bronze", "--once"))).isEqualTo(Tributary.USAGE);
+    assertThat(stderr()).isEqualTo("'bronze': option --config is required");
+  }
+
+  @Test
+  void reportsConfigErrorsByKeyBeforeStartingSpark(@TempDir Path dir) throws Exception {
+    Path config = dir.resolve("bad.conf");
+    Files.writeString(config, """
+        tributary {
+          catalog.warehouse = "/tmp/wh"
+          kafka.bootstrap-servers = "127.0.0.1:1"
+          checkpoint-location = "/tmp/cp"
+          bronze.sources.orders { topic = "shop.orders", table = "orders" }
+        }
+        """);
+    assertThat(new Tributary().run(List.of("bronze", "--config", config.toString()))).isEqualTo(Tributary.USAGE);
+    assertThat(stderr()).isEqualTo("Invalid configuration: tributary.bronze.sources.orders.table: must be"
+        + " '<namespace>.<table>' with simple identifiers, got 'orders'");
+  }
+
+  @Test
+  void reportsAConfigWithoutSources(@TempDir Path dir) throws Exception {
+    Path config = dir.resolve("empty.conf");
+    Files.writeString(config, """
+        tributary {
+          catalog.warehouse = "/tmp/wh"
+          kafka.bootstrap-servers = "127.0.0.1:1"
+          checkpoint-location = "/tmp/cp"
+        }
+        """);
+    assertThat(new Tributary().run(List.of("bronze", "--config", config.toString()))).isEqualTo(Tributary.USAGE);
+    assertThat(stderr()).isEqualTo("Invalid configuration: tributary.bronze.sources: no sources are configured");
+  }
+
+  @Test
+  void rejectsABadFractionForTheProducer(@TempDir Path dir) throws Exception {
+    assertThat(new Tributary().run(List.of("produce", "--config", "../conf/application.conf", "--duplicates", "2")))
+        .isEqualTo(Tributary.USAGE);
+    assertThat(stderr()).isEqualTo("'produce': --duplicates must be a fraction between 0 and 1, got 2");
+  }
+}
