@@ -12,6 +12,11 @@ final class ChildProcess {
   private ChildProcess() {}
 
   static Process start(Path log, String... args) throws IOException {
+    return start(System.getProperty("java.class.path"), log, args);
+  }
+
+  /** With a classpath of the caller's choice, e.g. the shaded jar plus only what a Spark distribution has. */
+  static Process start(String classpath, Path log, String... args) throws IOException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(Arrays.asList(System.getProperty("test.jvm.flags", "").trim().split("\\s+")));
@@ -21,7 +26,7 @@ final class ChildProcess {
     command.add("-Dspark.driver.bindAddress=127.0.0.1");
     command.add("-Dspark.driver.host=127.0.0.1");
     command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
+    command.add(classpath);
     command.add(Tributary.class.getName());
     command.addAll(Arrays.asList(args));
     Files.createDirectories(log.getParent());

@@ -198,4 +198,13 @@ class TributaryConfigTest {
     assertThat(config.bronze().sources()).containsKeys("orders", "customers");
     assertThat(List.copyOf(config.bronze().sources().keySet())).hasSize(2);
   }
+
+  @Test
+  void loadsTheClusterExample() {
+    TributaryConfig config = TributaryConfig.load(Path.of("../conf/cluster-example.conf"));
+    assertThat(config.catalog().type()).isEqualTo(CatalogType.REST);
+    assertThat(config.catalog().warehouse()).isNull();
+    assertThat(config.kafka().options()).containsEntry("security.protocol", "SASL_SSL");
+    assertThat(config.bronze().sources().get("shop-cdc").pattern()).isEqualTo("shop\\.public\\..*");
+  }
 }

@@ -1,0 +1,41 @@
+package io.tributary.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The README's first command, end to end in its own JVM: broker, sample events, bronze, tables printed. */
+class DemoIT {
+
+  @Test
+  void demoLandsTheSampleEventsAndStopsItsBroker(@TempDir Path dir) throws Exception {
+    Path shipped = Path.of("../conf/application.conf").toAbsolutePath().normalize();
+    Path config = dir.resolve("demo.conf");
+    Files.writeString(config, "include file(\"" + shipped + "\")\n"
+        + "tributary.catalog.warehouse = \"" + dir.resolve("warehouse") + "\"\n"
+        + "tributary.checkpoint-location = \"" + dir.resolve("checkpoints") + "\"\n");
+    Path log = dir.resolve("demo.log");
+
+    Process demo = ChildProcess.start(log, "demo", "--config", config.toString(), "--kafka-home",
+        dir.resolve("kafka").toString());
+    assertThat(demo.waitFor(5, TimeUnit.MINUTES)).isTrue();
+    String output = Files.readString(log);
+    assertThat(demo.exitValue()).as(output).isZero();
+
+    Matcher produced = Pattern.compile("shop\\.orders\\s+\\{EVENT=(\\d+), DUPLICATE=(\\d+), MALFORMED=(\\d+)}")
+        .matcher(output);
+    assertThat(produced.find()).as(output).isTrue();
+    long orders = Long.parseLong(produced.group(1)) + Long.parseLong(produced.group(2))
+        + Long.parseLong(produced.group(3));
+    assertThat(output).contains(String.format("Bronze table lake.bronze.orders: %,d rows", orders));
+    assertThat(output).contains("Bronze table lake.bronze.customers: ");
+    assertThat(output).contains("Stopping the local Kafka broker");
+    assertThat(Files.exists(dir.resolve("warehouse/bronze/orders/metadata"))).isTrue();
+  }
+}
