@@ -9,6 +9,8 @@ import io.tributary.common.lakehouse.Tables;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.streaming.StreamingQuery;
 import org.apache.spark.sql.streaming.StreamingQueryException;
@@ -106,7 +108,7 @@ public final class BronzeIngestJob {
   }
 
   /** Creates missing tables, checks for offsets lost in Kafka, then starts one query per source. */
-  public List<StreamingQuery> start(boolean once) {
+  private List<StreamingQuery> start(boolean once) {
     LakehouseSession.registerCatalog(spark, config.catalog());
     BatchProgressLog.attachTo(spark);
     List<StreamingQuery> queries = new ArrayList<>();
@@ -132,6 +134,18 @@ public final class BronzeIngestJob {
     } catch (TimeoutException e) {
       throw new IllegalStateException(stream.queryName() + " did not start in time", e);
     }
+  }
+
+  /**
+   * The streaming read of one source exactly as bronze runs it, without the table write. Benchmarks write it to
+   * Spark's {@code noop} sink to measure the Kafka-source ceiling on the same path.
+   */
+  public Dataset<Row> sourceRecords(String sourceName) {
+    BronzeSource source = config.bronze().sources().get(sourceName);
+    if (source == null) {
+      throw new IllegalArgumentException("No bronze source named '" + sourceName + "'");
+    }
+    return new BronzeStream(source, config.kafka(), table, config.bronze().format(), checkpoint(source)).records(spark);
   }
 
   String checkpoint(BronzeSource source) {

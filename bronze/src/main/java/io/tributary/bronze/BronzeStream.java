@@ -37,7 +37,8 @@ final class BronzeStream {
     return "bronze-" + source.name();
   }
 
-  StreamingQuery start(SparkSession spark, boolean once) throws TimeoutException {
+  /** The Kafka records of the source as bronze rows: the streaming read that {@link #start} writes. */
+  Dataset<Row> records(SparkSession spark) {
     DataStreamReader reader = spark.readStream().format("kafka")
         .options(kafka.sparkSourceOptions())
         .option("startingOffsets", source.startingOffsets())
@@ -47,7 +48,7 @@ final class BronzeStream {
     reader = source.pattern() != null
         ? reader.option("subscribePattern", source.pattern())
         : reader.option("subscribe", String.join(",", source.topics()));
-    Dataset<Row> records = reader.load().selectExpr(
+    return reader.load().selectExpr(
         "topic",
         "partition",
         "offset",
@@ -56,7 +57,10 @@ final class BronzeStream {
         "value",
         "headers",
         "current_timestamp() AS ingested_at");
-    DataStreamWriter<Row> writer = records.writeStream()
+  }
+
+  StreamingQuery start(SparkSession spark, boolean once) throws TimeoutException {
+    DataStreamWriter<Row> writer = records(spark).writeStream()
         .queryName(queryName())
         .outputMode("append")
         .option("checkpointLocation", checkpoint)

@@ -159,6 +159,56 @@ public final class BronzeFixture {
     return headers;
   }
 
+  /** A continuous bronze job running in a background thread, as the supervised {@link BronzeIngestJob#run} runs it. */
+  public static final class Running {
+    private final Thread thread;
+    private final java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+    private final SparkSession spark;
+
+    private Running(SparkSession spark, BronzeIngestJob job) {
+      this.spark = spark;
+      this.thread = new Thread(() -> {
+        try {
+          job.run(false);
+        } catch (Throwable e) {
+          failure.set(e);
+        }
+      }, "bronze-under-test");
+      thread.start();
+    }
+
+    /** Stops the streams as an operator would (query.stop()) and waits for the job to return. */
+    public void stop() throws InterruptedException {
+      for (org.apache.spark.sql.streaming.StreamingQuery query : spark.streams().active()) {
+        BronzeFixture.stop(query);
+      }
+      thread.join(60_000);
+      if (failure.get() != null) {
+        throw new AssertionError("bronze failed", failure.get());
+      }
+      if (thread.isAlive()) {
+        throw new AssertionError("bronze did not stop within 60 s");
+      }
+    }
+  }
+
+  /** Rows in a table, 0 while a job in the background has not created it yet. */
+  public static long rows(SparkSession spark, String table) {
+    try {
+      return spark.table(table).count();
+    } catch (Exception e) {
+      // Scala throws AnalysisException undeclared, so Java cannot catch it by type.
+      if (e instanceof org.apache.spark.sql.AnalysisException) {
+        return 0;
+      }
+      throw e;
+    }
+  }
+
+  public static Running runInBackground(SparkSession spark, TributaryConfig config) {
+    return new Running(spark, new BronzeIngestJob(spark, config));
+  }
+
   public static void stop(org.apache.spark.sql.streaming.StreamingQuery query) {
     try {
       query.stop();

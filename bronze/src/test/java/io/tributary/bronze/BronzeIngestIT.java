@@ -24,7 +24,6 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.streaming.StreamingQuery;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -120,16 +119,16 @@ public class BronzeIngestIT {
         "tributary.bronze.defaults { max-offsets-per-trigger = 200, trigger = \"200 ms\" }");
     String table = fixture.tableName(config, "clicks");
 
-    List<StreamingQuery> first = new BronzeIngestJob(spark, config).start(false);
-    await().atMost(Duration.ofSeconds(90)).until(() -> spark.table(table).count() >= 600);
-    first.forEach(BronzeFixture::stop);
+    BronzeFixture.Running first = BronzeFixture.runInBackground(spark, config);
+    await().atMost(Duration.ofSeconds(90)).until(() -> BronzeFixture.rows(spark, table) >= 600);
+    first.stop();
     long afterStop = spark.table(table).count();
     assertThat(afterStop).isLessThan(sent.size());
 
     sent.addAll(fixture.sendSimple("clicks", 500, 3000));
-    List<StreamingQuery> second = new BronzeIngestJob(spark, config).start(false);
-    await().atMost(Duration.ofSeconds(120)).until(() -> spark.table(table).count() >= sent.size());
-    second.forEach(BronzeFixture::stop);
+    BronzeFixture.Running second = BronzeFixture.runInBackground(spark, config);
+    await().atMost(Duration.ofSeconds(120)).until(() -> BronzeFixture.rows(spark, table) >= sent.size());
+    second.stop();
 
     assertLandedExactly(sent, fixture.read(spark, config, "clicks"));
   }

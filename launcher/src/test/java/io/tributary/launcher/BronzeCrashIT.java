@@ -46,12 +46,12 @@ class BronzeCrashIT {
     for (long killAfter : new long[] {2_000, 9_000}) {
       Process bronze = ChildProcess.start(log, "bronze", "--config", configFile.toString());
       await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200))
-          .until(() -> !bronze.isAlive() || rows(spark, table) >= killAfter);
+          .until(() -> !bronze.isAlive() || BronzeFixture.rows(spark, table) >= killAfter);
       assertThat(bronze.isAlive()).as("bronze still running; log:\n%s", tail(log)).isTrue();
       bronze.destroyForcibly();
       assertThat(bronze.waitFor(30, TimeUnit.SECONDS)).isTrue();
       assertThat(bronze.exitValue()).as("killed by SIGKILL").isEqualTo(137);
-      assertThat(rows(spark, table)).as("killed mid-stream").isLessThan(sent.size());
+      assertThat(BronzeFixture.rows(spark, table)).as("killed mid-stream").isLessThan(sent.size());
     }
     sent.addAll(fixture.sendSimple("pageviews", 1_000, 20_000));
 
@@ -60,14 +60,6 @@ class BronzeCrashIT {
     assertThat(catchUp.exitValue()).as("log:\n%s", tail(log)).isZero();
 
     BronzeIngestIT.assertLandedExactly(sent, fixture.read(spark, config, "pageviews"));
-  }
-
-  private static long rows(SparkSession spark, String table) {
-    try {
-      return spark.table(table).count();
-    } catch (Exception notCreatedYet) {
-      return 0;
-    }
   }
 
   private static String tail(Path log) throws Exception {

@@ -130,6 +130,36 @@ public final class LocalKafkaBroker {
     });
   }
 
+  /**
+   * Runs one of Kafka's tools (ConsumerPerformance, GetOffsetShell, ...) on the broker's classpath, in its own JVM,
+   * and returns what it printed. Fails when the tool exits non-zero or runs past the timeout.
+   */
+  public String runTool(Duration timeout, String mainClass, String... args) {
+    try {
+      Path output = Files.createTempFile(home, "tool-", ".out");
+      Process tool = new ProcessBuilder(javaCommand(home.resolve("log4j2.properties"), mainClass, args))
+          .redirectErrorStream(true)
+          .redirectOutput(output.toFile())
+          .start();
+      boolean finished = tool.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      String printed = Files.readString(output);
+      Files.deleteIfExists(output);
+      if (!finished) {
+        tool.destroyForcibly();
+        throw new IllegalStateException(mainClass + " did not finish within " + timeout + ":\n" + printed);
+      }
+      if (tool.exitValue() != 0) {
+        throw new IllegalStateException(mainClass + " exited with " + tool.exitValue() + ":\n" + printed);
+      }
+      return printed;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted while running " + mainClass, e);
+    }
+  }
+
   /** The JVM command that runs {@code mainClass} on the broker's own classpath; the tools use it too. */
   static List<String> javaCommand(Path log4j, String mainClass, String... args) {
     List<String> command = new ArrayList<>();

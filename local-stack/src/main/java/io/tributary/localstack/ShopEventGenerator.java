@@ -14,6 +14,11 @@ public final class ShopEventGenerator {
     return new Interleaved(new CustomerChanges(options), new OrderEvents(options));
   }
 
+  /** Only the order events, for load tests that want one topic of uniform JSON records. */
+  public static Iterator<GeneratedRecord> orders(GeneratorOptions options) {
+    return new OrderEvents(options);
+  }
+
   /** Merges two streams by timestamp, keeping each stream's own order. */
   private static final class Interleaved implements Iterator<GeneratedRecord> {
     private final Iterator<GeneratedRecord> left;

@@ -1,0 +1,240 @@
+package io.tributary.benchmarks;
+
+import com.typesafe.config.ConfigFactory;
+import io.tributary.bronze.BronzeIngestJob;
+import io.tributary.common.cli.Arguments;
+import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.LakehouseSession;
+import io.tributary.localstack.GeneratedRecord;
+import io.tributary.localstack.GeneratorOptions;
+import io.tributary.localstack.LocalKafkaBroker;
+import io.tributary.localstack.ShopEventGenerator;
+import io.tributary.localstack.ShopProducer;
+import io.tributary.localstack.Topics;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.streaming.StreamingQuery;
+import org.apache.spark.sql.streaming.Trigger;
+
+/**
+ * Bronze throughput against two ceilings measured in the same run, on the same topic: Kafka's own consumer
+ * (ConsumerPerformance) and Spark's Kafka source writing to the {@code noop} sink. For each size it measures a
+ * one-shot run ({@code --once}: one AvailableNow batch) and steady state (continuous mode, batches of a tenth of the
+ * topic, {@value #WARM_UP_BATCHES} warm-up batches dropped, {@value #MEASURED_BATCHES} measured).
+ *
+ * <p>Run: {@code bin/tributary bench [--records 1000000,5000000] [--partitions 2]}. Writes a Markdown report to
+ * {@code var/benchmarks/bronze-<time>.md}.
+ */
+public final class BronzeBenchmark {
+  static final int WARM_UP_BATCHES = 2;
+  static final int MEASURED_BATCHES = 6;
+
+  private final SparkSession spark;
+  private final LocalKafkaBroker broker;
+  private final Path work;
+  private final ProgressCollector progress = new ProgressCollector();
+  private final int partitions;
+
+  BronzeBenchmark(SparkSession spark, LocalKafkaBroker broker, Path work, int partitions) {
+    this.spark = spark;
+    this.broker = broker;
+    this.work = work;
+    this.partitions = partitions;
+    spark.streams().addListener(progress);
+  }
+
+  /** One size's figures. */
+  record Result(long records, String mode, Rate ceiling, Rate noop, Rate bronze, double filesPerCommit,
+      double snapshotsPerCommit) {}
+
+  public static void main(String[] args) throws Exception {
+    Arguments options = Arguments.parse("bench", Arrays.asList(args), Set.of("records", "partitions"), Set.of());
+    List<Long> sizes = Arrays.stream(options.value("records").orElse("1000000,5000000").split(","))
+        .map(String::trim).map(Long::parseLong).toList();
+    int partitions = Integer.parseInt(options.value("partitions").orElse("2"));
+    Path work = Path.of("var", "benchmarks", "run-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern(
+        "yyyyMMdd-HHmmss"))).toAbsolutePath();
+    Files.createDirectories(work);
+    LocalKafkaBroker broker = LocalKafkaBroker.start(work.resolve("kafka"), Map.of());
+    try {
+      TributaryConfig base = config(work, broker, "warmup", "bench.warmup", 1000, "1 second");
+      SparkSession spark = LakehouseSession.builder(base, "bench").config("spark.ui.enabled", "false").getOrCreate();
+      spark.sparkContext().setLogLevel("WARN");
+      BronzeBenchmark bench = new BronzeBenchmark(spark, broker, work, partitions);
+      bench.warmUp();
+      List<Result> results = new ArrayList<>();
+      for (long size : sizes) {
+        results.addAll(bench.measure(size));
+      }
+      String report = report(sizes, partitions, results);
+      Path file = work.getParent().resolve("bronze-" + work.getFileName().toString().substring(4) + ".md");
+      Files.writeString(file, report);
+      System.out.println(report);
+      System.out.println("Report written to " + file);
+    } finally {
+      broker.stop();
+    }
+    System.exit(0);
+  }
+
+  /** Runs both paths once on a small topic, so that neither measured path pays for class loading alone. */
+  void warmUp() throws Exception {
+    produce("bench.warmup", 200_000);
+    TributaryConfig config = config(work, broker, "warmup", "bench.warmup", 200_000, "1 second");
+    noop(config, "warmup", true, Integer.MAX_VALUE);
+    new BronzeIngestJob(spark, config).run(true);
+  }
+
+  List<Result> measure(long size) throws Exception {
+    String topic = "bench.orders." + size;
+    System.out.printf("%n== %,d records: producing to %s%n", size, topic);
+    produce(topic, size);
+    System.out.println("== consumer ceiling (ConsumerPerformance)");
+    Rate ceiling = ConsumerCeiling.measure(broker, topic, size);
+    System.out.printf("   %s records/s%n", ceiling.formatted());
+
+    List<Result> results = new ArrayList<>();
+    String once = "once_" + size;
+    TributaryConfig onceConfig = config(work, broker, once, topic, size, "1 second");
+    System.out.println("== one-shot: noop sink, then bronze");
+    Rate noopOnce = Rate.of(noop(onceConfig, once, true, Integer.MAX_VALUE));
+    new BronzeIngestJob(spark, onceConfig).run(true);
+    Rate bronzeOnce = Rate.of(progress.batches("bronze-" + once));
+    results.add(result(size, "one-shot (--once)", ceiling, noopOnce, bronzeOnce, onceConfig, once));
+    System.out.printf("   noop %s, bronze %s records/s%n", noopOnce.formatted(), bronzeOnce.formatted());
+
+    String steady = "steady_" + size;
+    TributaryConfig steadyConfig = config(work, broker, steady, topic, size / 10, "100 milliseconds");
+    int batches = WARM_UP_BATCHES + MEASURED_BATCHES;
+    System.out.printf("== steady state: %d batches of %,d, first %d dropped%n", batches, size / 10, WARM_UP_BATCHES);
+    Rate noopSteady = Rate.of(measured(noop(steadyConfig, steady, false, batches)));
+    Rate bronzeSteady = Rate.of(measured(bronzeContinuous(steadyConfig, steady, batches)));
+    results.add(result(size, "steady state (continuous)", ceiling, noopSteady, bronzeSteady, steadyConfig, steady));
+    System.out.printf("   noop %s, bronze %s records/s%n", noopSteady.formatted(), bronzeSteady.formatted());
+    return results;
+  }
+
+  private static List<ProgressCollector.Batch> measured(List<ProgressCollector.Batch> batches) {
+    return batches.subList(WARM_UP_BATCHES, Math.min(batches.size(), WARM_UP_BATCHES + MEASURED_BATCHES));
+  }
+
+  private void produce(String topic, long records) {
+    Map<String, Object> client = Map.of("bootstrap.servers", broker.bootstrapServers());
+    Topics.create(client, List.of(topic), partitions, Map.of());
+    GeneratorOptions options = new GeneratorOptions(records, 0, 100_000, 0, 0, 0, false,
+        Instant.now().minus(Duration.ofDays(2)), Duration.ofDays(2), 1);
+    Iterator<GeneratedRecord> orders = ShopEventGenerator.orders(options);
+    Iterator<GeneratedRecord> toTopic = new Iterator<>() {
+      @Override
+      public boolean hasNext() {
+        return orders.hasNext();
+      }
+
+      @Override
+      public GeneratedRecord next() {
+        GeneratedRecord record = orders.next();
+        return new GeneratedRecord(topic, record.key(), record.value(), record.timestampMs(), record.kind());
+      }
+    };
+    System.out.print("   " + ShopProducer.send(client, toTopic, 0));
+  }
+
+  /** The bronze read path into Spark's noop sink: everything but the table write. */
+  private List<ProgressCollector.Batch> noop(TributaryConfig config, String source, boolean once, int batches)
+      throws Exception {
+    String name = "noop-" + source;
+    StreamingQuery query = new BronzeIngestJob(spark, config).sourceRecords(source).writeStream()
+        .format("noop")
+        .queryName(name)
+        .option("checkpointLocation", work.resolve("checkpoints/noop/" + source).toString())
+        .trigger(once ? Trigger.AvailableNow() : Trigger.ProcessingTime(config.bronze().sources().get(source)
+            .trigger().toMillis()))
+        .start();
+    if (once) {
+      query.awaitTermination();
+    } else {
+      awaitBatches(name, batches);
+      query.stop();
+    }
+    return progress.batches(name);
+  }
+
+  private List<ProgressCollector.Batch> bronzeContinuous(TributaryConfig config, String source, int batches)
+      throws Exception {
+    String name = "bronze-" + source;
+    Thread job = new Thread(() -> new BronzeIngestJob(spark, config).run(false), "bench-" + name);
+    job.start();
+    awaitBatches(name, batches);
+    for (StreamingQuery query : spark.streams().active()) {
+      query.stop();
+    }
+    job.join();
+    return progress.batches(name);
+  }
+
+  private void awaitBatches(String queryName, int batches) throws InterruptedException {
+    Instant deadline = Instant.now().plus(Duration.ofMinutes(20));
+    while (progress.batches(queryName).size() < batches) {
+      if (Instant.now().isAfter(deadline)) {
+        throw new IllegalStateException(queryName + " did not run " + batches + " batches in 20 minutes");
+      }
+      Thread.sleep(200);
+    }
+  }
+
+  private Result result(long size, String mode, Rate ceiling, Rate noop, Rate bronze, TributaryConfig config,
+      String source) {
+    String table = config.catalog().name() + ".bronze." + source;
+    Row stats = spark.sql("SELECT count(*), avg(CAST(summary['added-data-files'] AS DOUBLE)) FROM " + table
+        + ".snapshots").first();
+    long batches = progress.batches("bronze-" + source).size();
+    return new Result(size, mode, ceiling, noop, bronze, stats.isNullAt(1) ? 0 : stats.getDouble(1),
+        batches == 0 ? 0 : (double) stats.getLong(0) / batches);
+  }
+
+  static TributaryConfig config(Path work, LocalKafkaBroker broker, String source, String topic,
+      long maxOffsetsPerTrigger, String trigger) {
+    return TributaryConfig.from(ConfigFactory.parseString("tributary {\n"
+        + "  catalog.warehouse = \"" + work.resolve("warehouse") + "\"\n"
+        + "  kafka.bootstrap-servers = \"" + broker.bootstrapServers() + "\"\n"
+        + "  checkpoint-location = \"" + work.resolve("checkpoints") + "\"\n"
+        + "  bronze.sources." + source + " { topic = \"" + topic + "\", table = \"bronze." + source + "\","
+        + " max-offsets-per-trigger = " + maxOffsetsPerTrigger + ", trigger = \"" + trigger + "\" }\n"
+        + "}\n"));
+  }
+
+  static String report(List<Long> sizes, int partitions, List<Result> results) {
+    StringBuilder text = new StringBuilder();
+    text.append("# Bronze throughput, ").append(LocalDateTime.now().withNano(0)).append("\n\n");
+    text.append(String.format("Machine: %d cores, Java %s, Spark master %s. Topic: shop order events (JSON, about"
+        + " 230 B), %d partitions. Command: `bin/tributary bench --records %s --partitions %d`.%n%n",
+        Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"),
+        SparkSession.active().sparkContext().master(), partitions,
+        String.join(",", sizes.stream().map(String::valueOf).toList()), partitions));
+    text.append("Rates are records per second over the micro-batches' trigger time (read, write, commit);"
+        + " the ceiling is ConsumerPerformance's fetch rate.\n\n");
+    text.append("| records | mode | consumer ceiling | Spark noop | bronze | bronze / noop | bronze / ceiling"
+        + " | data files per commit | snapshots per commit |\n");
+    text.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (Result result : results) {
+      text.append(String.format("| %,d | %s | %s | %s | %s | %.2f | %.2f | %.1f | %.2f |%n", result.records(),
+          result.mode(), result.ceiling().formatted(), result.noop().formatted(), result.bronze().formatted(),
+          result.bronze().perSecond() / result.noop().perSecond(),
+          result.bronze().perSecond() / result.ceiling().perSecond(), result.filesPerCommit(),
+          result.snapshotsPerCommit()));
+    }
+    return text.toString();
+  }
+}
