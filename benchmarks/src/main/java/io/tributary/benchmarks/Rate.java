@@ -10,6 +10,12 @@ record Rate(long records, long millis, int batches) {
         batches.stream().mapToLong(ProgressCollector.Batch::millis).sum(), batches.size());
   }
 
+  /** The run with the median rate (an odd number of runs gives a run that really happened). */
+  static Rate median(List<Rate> rates) {
+    List<Rate> sorted = rates.stream().sorted(java.util.Comparator.comparingDouble(Rate::perSecond)).toList();
+    return sorted.get(sorted.size() / 2);
+  }
+
   double perSecond() {
     return millis == 0 ? 0 : records * 1000.0 / millis;
   }
