@@ -43,6 +43,8 @@ public final class BronzeBenchmark {
   static final int ONE_SHOT_RUNS = 3;
   /** Extra bronze table properties for experiments, {@code key=value,key=value}. */
   static String tableProperties = "";
+  /** The Connect sink is measured on topics up to this size (it is slow enough that 5M takes minutes). */
+  static long connectLimit = 1_000_000;
 
   private final SparkSession spark;
   private final LocalKafkaBroker broker;
@@ -58,16 +60,22 @@ public final class BronzeBenchmark {
     spark.streams().addListener(progress);
   }
 
+  /** The Iceberg Kafka Connect sink against bronze's steady state on the same topic. */
+  record Baseline(long records, IcebergConnectSink.Result sink, Rate bronzeEndToEnd, Rate bronzeSteady) {}
+
+  private final List<Baseline> baselines = new ArrayList<>();
+
   /** One size's figures. */
   record Result(long records, String mode, Rate ceiling, Rate noop, Rate bronze, double filesPerCommit,
       double snapshotsPerCommit) {}
 
   public static void main(String[] args) throws Exception {
-    Arguments options = Arguments.parse("bench", Arrays.asList(args), Set.of("records", "partitions", "table-properties"), Set.of());
+    Arguments options = Arguments.parse("bench", Arrays.asList(args), Set.of("records", "partitions", "table-properties", "connect-records"), Set.of());
     List<Long> sizes = Arrays.stream(options.value("records").orElse("1000000,5000000").split(","))
         .map(String::trim).map(Long::parseLong).toList();
     int partitions = Integer.parseInt(options.value("partitions").orElse("2"));
     tableProperties = options.value("table-properties").orElse("");
+    connectLimit = Long.parseLong(options.value("connect-records").orElse("1000000"));
     Path work = Path.of("var", "benchmarks", "run-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern(
         "yyyyMMdd-HHmmss"))).toAbsolutePath();
     Files.createDirectories(work);
@@ -82,13 +90,17 @@ public final class BronzeBenchmark {
       for (long size : sizes) {
         results.addAll(bench.measure(size));
       }
-      String report = report(sizes, partitions, results);
+      String report = report(sizes, partitions, results) + bench.baselineReport();
       Path file = work.getParent().resolve("bronze-" + work.getFileName().toString().substring(4) + ".md");
       Files.writeString(file, report);
       System.out.println(report);
       System.out.println("Report written to " + file);
     } finally {
       broker.stop();
+    }
+    // Gigabytes of topic data and tables; the report is what stays.
+    try (var files = Files.walk(work)) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
     }
     System.exit(0);
   }
@@ -113,6 +125,7 @@ public final class BronzeBenchmark {
     System.out.printf("== one-shot: noop sink and bronze, alternating, %d times each; medians%n", ONE_SHOT_RUNS);
     List<Rate> noopOnce = new ArrayList<>();
     List<Rate> bronzeOnce = new ArrayList<>();
+    List<Rate> bronzeWall = new ArrayList<>();
     String once = null;
     TributaryConfig onceConfig = null;
     for (int run = 1; run <= ONE_SHOT_RUNS; run++) {
@@ -122,7 +135,9 @@ public final class BronzeBenchmark {
       if (run % 2 == 1) {
         noopOnce.add(Rate.of(noop(onceConfig, once, true, Integer.MAX_VALUE)));
       }
+      long started = System.nanoTime();
       new BronzeIngestJob(spark, onceConfig).run(true);
+      bronzeWall.add(new Rate(size, (System.nanoTime() - started) / 1_000_000, 1));
       bronzeOnce.add(Rate.of(progress.batches("bronze-" + once)));
       if (run % 2 == 0) {
         noopOnce.add(Rate.of(noop(onceConfig, once, true, Integer.MAX_VALUE)));
@@ -141,6 +156,15 @@ public final class BronzeBenchmark {
     Rate bronzeSteady = Rate.of(measured(bronzeContinuous(steadyConfig, steady, batches)));
     results.add(result(size, "steady state (continuous)", ceiling, noopSteady, bronzeSteady, steadyConfig, steady));
     System.out.printf("   noop %s, bronze %s records/s%n", noopSteady.formatted(), bronzeSteady.formatted());
+
+    if (size <= connectLimit) {
+      System.out.printf("== Apache Iceberg Kafka Connect sink (%d tasks, commits every %d s) on the same topic%n",
+          IcebergConnectSink.TASKS, IcebergConnectSink.COMMIT_INTERVAL.toSeconds());
+      IcebergConnectSink.Result sink = IcebergConnectSink.measure(broker, work.resolve("connect-" + size), topic, size);
+      baselines.add(new Baseline(size, sink, Rate.median(bronzeWall), bronzeSteady));
+      System.out.printf("   sink %s records/s end to end, %s at best between commits; commits: %s%n",
+          sink.endToEnd().formatted(), sink.burst().formatted(), sink.timeline());
+    }
     return results;
   }
 
@@ -241,6 +265,27 @@ public final class BronzeBenchmark {
         String[] parts = pair.split("=", 2);
         text.append(text.isEmpty() ? " \"" : ", \"").append(parts[0].trim()).append("\" = \"").append(parts[1].trim()).append('"');
       }
+    }
+    return text.toString();
+  }
+
+  String baselineReport() {
+    if (baselines.isEmpty()) {
+      return "";
+    }
+    StringBuilder text = new StringBuilder(String.format("%nAgainst the Apache Iceberg Kafka Connect sink 1.12.0 on"
+        + " Kafka Connect 4.3.0 (standalone worker, %d tasks, a commit every %d s), same topic. End to end: all"
+        + " records committed, timed from the sink's tasks running / from the bronze --once call (median of %d),"
+        + " both in running JVMs. Burst: the sink's best stretch between two commits; bronze's steady state.%n%n",
+        IcebergConnectSink.TASKS, IcebergConnectSink.COMMIT_INTERVAL.toSeconds(), ONE_SHOT_RUNS));
+    text.append("| records | sink, end to end | bronze --once, end to end | bronze / sink | sink, burst"
+        + " | bronze, steady state | sink commits (s after first: total records) |\n");
+    text.append("|---:|---:|---:|---:|---:|---:|---|\n");
+    for (Baseline baseline : baselines) {
+      text.append(String.format("| %,d | %s | %s | %.1f | %s | %s | %s |%n", baseline.records(),
+          baseline.sink().endToEnd().formatted(), baseline.bronzeEndToEnd().formatted(),
+          baseline.bronzeEndToEnd().perSecond() / baseline.sink().endToEnd().perSecond(),
+          baseline.sink().burst().formatted(), baseline.bronzeSteady().formatted(), baseline.sink().timeline()));
     }
     return text.toString();
   }
