@@ -62,6 +62,10 @@ public final class BronzeIngestJob {
         for (int i = 0; i < queries.size(); i++) {
           StreamingQuery query = queries.get(i);
           if (query.isActive()) {
+            if (query.lastProgress() != null) {
+              // It has completed a batch since its last restart: the limit counts restarts in a row.
+              restarts[i] = 0;
+            }
             allDone = false;
             continue;
           }
@@ -78,7 +82,7 @@ public final class BronzeIngestJob {
           }
           StreamingQueryException failure = query.exception().get();
           if (!RetryableFailure.isRetryable(failure) || restarts[i] >= MAX_RESTARTS) {
-            throw explain(failure);
+            throw explain(sources.get(i), failure);
           }
           restarts[i]++;
           LOG.warn("{} failed ({}); restarting it from its checkpoint ({} of {})", query.name(),
@@ -149,33 +153,47 @@ public final class BronzeIngestJob {
   }
 
   String checkpoint(BronzeSource source) {
-    return config.checkpointFor("bronze", source.table());
+    return config.checkpointFor("bronze", config.bronze().format(), source.table());
   }
 
   private void checkOffsets(BronzeSource source) {
-    LostOffsets lost = lossCheck().check(source.name(), source.table().toString(), checkpoint(source));
+    LostOffsets lost;
+    try {
+      lost = lossCheck().check(source.name(), source.table().toString(), checkpoint(source));
+    } catch (RuntimeException e) {
+      if (source.onDataLoss() == OnDataLoss.SKIP) {
+        // The user accepts gaps; an unanswered check must not keep the stream from starting.
+        LOG.warn("{}: could not compare the checkpoint with Kafka's earliest offsets ({}); starting anyway",
+            source.name(), e.getMessage());
+        return;
+      }
+      throw new IllegalStateException("bronze-" + source.name() + ": cannot check the checkpoint against Kafka's"
+          + " earliest offsets (" + e.getMessage() + "). Is Kafka reachable at "
+          + config.kafka().bootstrapServers() + "?", e);
+    }
     if (lost.isEmpty()) {
       return;
     }
     if (source.onDataLoss() == OnDataLoss.FAIL) {
-      throw new BronzeDataLossException(lost.failureMessage(), null);
+      throw new BronzeDataLossException(lost.failureMessage(false), null);
     }
     LOG.warn("{}\nSkipping them, because tributary.bronze.sources.{}.on-data-loss = skip.", lost.describe(),
         source.name());
   }
 
   /** A stream that failed because Kafka deleted records under it gets the same precise message as at start. */
-  private RuntimeException explain(StreamingQueryException failure) {
-    for (BronzeSource source : config.bronze().sourceList()) {
-      if (source.onDataLoss() != OnDataLoss.FAIL) {
-        continue;
-      }
-      LostOffsets lost = lossCheck().check(source.name(), source.table().toString(), checkpoint(source));
-      if (!lost.isEmpty()) {
-        return new BronzeDataLossException(lost.failureMessage(), failure);
+  private RuntimeException explain(BronzeSource source, StreamingQueryException failure) {
+    if (source.onDataLoss() == OnDataLoss.FAIL) {
+      try {
+        LostOffsets lost = lossCheck().check(source.name(), source.table().toString(), checkpoint(source));
+        if (!lost.isEmpty()) {
+          return new BronzeDataLossException(lost.failureMessage(true), failure);
+        }
+      } catch (RuntimeException checkFailed) {
+        failure.addSuppressed(checkFailed);
       }
     }
-    return new IllegalStateException("Bronze stream failed: " + failure.getMessage(), failure);
+    return new IllegalStateException("bronze-" + source.name() + " failed: " + failure.getMessage(), failure);
   }
 
   private OffsetLossCheck lossCheck() {

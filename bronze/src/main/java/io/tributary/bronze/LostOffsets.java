@@ -33,9 +33,14 @@ record LostOffsets(String sourceName, String table, List<Range> ranges) {
         + ranges.stream().map(range -> "  " + range).collect(Collectors.joining("\n"));
   }
 
-  /** The error message when the source is set to fail: what was lost and the ways forward. */
-  String failureMessage() {
-    return describe() + "\nThe stream did not start, so nothing was skipped. Either:\n"
+  /**
+   * The error message when the source is set to fail: what was lost and the ways forward.
+   *
+   * @param whileRunning whether the stream found out while running (it stopped) or before starting
+   */
+  String failureMessage(boolean whileRunning) {
+    return describe() + (whileRunning ? "\nThe stream stopped there" : "\nThe stream did not start")
+        + ", so nothing was skipped. Either:\n"
         + "  - re-publish those records to the topic from their origin (the source database through Debezium, a mirror"
         + " or backup of the topic) and run bronze again, or\n"
         + "  - accept the loss: set tributary.bronze.sources." + sourceName + ".on-data-loss = skip and run bronze"

@@ -54,6 +54,9 @@ public final class Tributary {
       return USAGE;
     } catch (BronzeDataLossException e) {
       System.err.println(e.getMessage());
+      if (e.getCause() != null) {
+        System.err.println("Spark reported: " + e.getCause().getMessage());
+      }
       return FAILED;
     } catch (Exception e) {
       System.err.println("tributary " + command.name() + " failed: " + e);

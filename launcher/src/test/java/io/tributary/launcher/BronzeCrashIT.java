@@ -28,14 +28,27 @@ import org.junit.jupiter.api.io.TempDir;
 class BronzeCrashIT {
 
   @Test
-  void bronzeKilledTwiceMidStreamConvergesToEveryRecordOnce(SparkSession spark, LocalKafkaBroker broker,
+  void icebergBronzeKilledTwiceMidStreamConvergesToEveryRecordOnce(SparkSession spark, LocalKafkaBroker broker,
       @TempDir Path dir) throws Exception {
+    // Small batches so that a kill lands between (or inside) many commits.
+    killTwiceThenCatchUp(spark, broker, dir, 20_000, new long[] {2_000, 9_000},
+        "tributary.bronze.defaults { max-offsets-per-trigger = 500, trigger = \"100 ms\" }");
+  }
+
+  @Test
+  void deltaBronzeKilledTwiceMidStreamConvergesToEveryRecordOnce(SparkSession spark, LocalKafkaBroker broker,
+      @TempDir Path dir) throws Exception {
+    // Delta commits take seconds on 2 cores: fewer, larger batches.
+    killTwiceThenCatchUp(spark, broker, dir, 12_000, new long[] {1_500, 6_000},
+        "tributary.bronze { format = delta, defaults { max-offsets-per-trigger = 1500, trigger = \"100 ms\" } }");
+  }
+
+  private void killTwiceThenCatchUp(SparkSession spark, LocalKafkaBroker broker, Path dir, int records,
+      long[] killPoints, String settings) throws Exception {
     BronzeFixture fixture = new BronzeFixture(broker, dir);
     fixture.createTopics(2, "pageviews");
-    List<Sent> sent = new ArrayList<>(fixture.sendSimple("pageviews", 20_000, 0));
-    // Small batches so that a kill lands between (or inside) many commits.
-    String hocon = fixture.hocon(Map.of("pageviews", "pageviews"),
-        "tributary.bronze.defaults { max-offsets-per-trigger = 500, trigger = \"100 ms\" }");
+    List<Sent> sent = new ArrayList<>(fixture.sendSimple("pageviews", records, 0));
+    String hocon = fixture.hocon(Map.of("pageviews", "pageviews"), settings);
     Path configFile = dir.resolve("lakehouse.conf");
     Files.writeString(configFile, hocon);
     TributaryConfig config = TributaryConfig.load(configFile);
@@ -43,7 +56,7 @@ class BronzeCrashIT {
     String table = fixture.tableName(config, "pageviews");
     Path log = dir.resolve("bronze.log");
 
-    for (long killAfter : new long[] {2_000, 9_000}) {
+    for (long killAfter : killPoints) {
       Process bronze = ChildProcess.start(log, "bronze", "--config", configFile.toString());
       await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200))
           .until(() -> !bronze.isAlive() || BronzeFixture.rows(spark, table) >= killAfter);
@@ -53,7 +66,7 @@ class BronzeCrashIT {
       assertThat(bronze.exitValue()).as("killed by SIGKILL").isEqualTo(137);
       assertThat(BronzeFixture.rows(spark, table)).as("killed mid-stream").isLessThan(sent.size());
     }
-    sent.addAll(fixture.sendSimple("pageviews", 1_000, 20_000));
+    sent.addAll(fixture.sendSimple("pageviews", 1_000, records));
 
     Process catchUp = ChildProcess.start(log, "bronze", "--config", configFile.toString(), "--once");
     assertThat(catchUp.waitFor(5, TimeUnit.MINUTES)).isTrue();

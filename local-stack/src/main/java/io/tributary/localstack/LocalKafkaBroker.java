@@ -67,7 +67,8 @@ public final class LocalKafkaBroker {
       if (!Files.exists(home.resolve("data/meta.properties"))) {
         format(home, properties, log4j);
       }
-      ProcessBuilder builder = new ProcessBuilder(javaCommand(log4j, "kafka.Kafka", properties.toString()))
+      ProcessBuilder builder = new ProcessBuilder(javaCommand(log4j, "kafka.Kafka",
+          properties.toAbsolutePath().toString()))
           .redirectErrorStream(true)
           .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("broker.log").toFile()));
       Process process = builder.start();
@@ -84,13 +85,31 @@ public final class LocalKafkaBroker {
   public static Optional<LocalKafkaBroker> find(Path home) {
     return readState(home).flatMap(state -> {
       long pid = Long.parseLong(state.getProperty("pid", "-1"));
-      boolean alive = ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
-      if (!alive) {
+      if (!isOurBroker(pid, home)) {
         return Optional.empty();
       }
       return Optional.of(new LocalKafkaBroker(home, Integer.parseInt(state.getProperty("port")),
           Integer.parseInt(state.getProperty("controller-port")), pid));
     });
+  }
+
+  /** Alive, and really a Kafka broker on this home's config: after a reboot the pid may be another process. */
+  private static boolean isOurBroker(long pid, Path home) {
+    if (!ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+      return false;
+    }
+    // ProcessHandle.Info leaves out the arguments of long command lines; /proc has them all (Linux).
+    Path cmdline = Path.of("/proc", String.valueOf(pid), "cmdline");
+    if (!Files.isReadable(cmdline)) {
+      return true;
+    }
+    try {
+      String command = Files.readString(cmdline, StandardCharsets.UTF_8).replace('\0', ' ');
+      return command.contains("kafka.Kafka")
+          && command.contains(home.toAbsolutePath().resolve("server.properties").toString());
+    } catch (IOException e) {
+      return true;
+    }
   }
 
   public String bootstrapServers() {
@@ -120,6 +139,9 @@ public final class LocalKafkaBroker {
 
   /** Stops the broker (orderly shutdown first, then a kill after 30 s). Its data stays for the next start. */
   public void stop() {
+    if (!isOurBroker(pid, home)) {
+      return;
+    }
     ProcessHandle.of(pid).ifPresent(handle -> {
       handle.destroy();
       try {

@@ -46,11 +46,20 @@ public final class ShopProducer {
     Map<String, Map<GeneratedRecord.Kind, Long>> counts = new TreeMap<>();
     long started = System.nanoTime();
     long sent = 0;
+    java.util.concurrent.atomic.AtomicReference<Exception> failure = new java.util.concurrent.atomic.AtomicReference<>();
     try (KafkaProducer<byte[], byte[]> producer =
         new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer())) {
       while (records.hasNext()) {
         GeneratedRecord record = records.next();
-        producer.send(new ProducerRecord<>(record.topic(), null, record.timestampMs(), record.key(), record.value()));
+        producer.send(new ProducerRecord<>(record.topic(), null, record.timestampMs(), record.key(), record.value()),
+            (metadata, error) -> {
+              if (error != null) {
+                failure.compareAndSet(null, error);
+              }
+            });
+        if (failure.get() != null) {
+          break;
+        }
         counts.computeIfAbsent(record.topic(), topic -> new EnumMap<>(GeneratedRecord.Kind.class))
             .merge(record.kind(), 1L, Long::sum);
         sent++;
@@ -59,6 +68,10 @@ public final class ShopProducer {
         }
       }
       producer.flush();
+    }
+    if (failure.get() != null) {
+      throw new IllegalStateException("Producing failed after " + sent + " records were handed to the producer: "
+          + failure.get().getMessage(), failure.get());
     }
     return new Summary(counts, Duration.ofNanos(System.nanoTime() - started));
   }

@@ -20,12 +20,15 @@ public record BronzeConfig(TableFormat format, Map<String, BronzeSource> sources
   static BronzeConfig read(ConfigReader reader, Config bronze) {
     reader.rejectUnknownKeys(KEYS);
     TableFormat format = reader.oneOf("format", TableFormat.class);
+    if (!isObject(reader, bronze, "defaults") | !isObject(reader, bronze, "sources")) {
+      return new BronzeConfig(format, Map.of());
+    }
     Config defaults = bronze.hasPath("defaults") ? bronze.getConfig("defaults") : com.typesafe.config.ConfigFactory.empty();
     Map<String, BronzeSource> sources = new LinkedHashMap<>();
     Map<TableName, String> sourceByTable = new HashMap<>();
     if (bronze.hasPath("sources")) {
       for (String name : bronze.getConfig("sources").root().keySet().stream().sorted().toList()) {
-        String key = "sources." + name;
+        String key = com.typesafe.config.ConfigUtil.joinPath("sources", name);
         ConfigReader sourceReader = reader.child(key);
         ConfigReader withDefaults = sourceReader.withFallback(defaults);
         BronzeSource source = BronzeSource.read(name, withDefaults);
@@ -39,6 +42,15 @@ public record BronzeConfig(TableFormat format, Map<String, BronzeSource> sources
       }
     }
     return new BronzeConfig(format, Map.copyOf(sources));
+  }
+
+  private static boolean isObject(ConfigReader reader, Config bronze, String key) {
+    if (bronze.hasPath(key) && bronze.getValue(key).valueType() != com.typesafe.config.ConfigValueType.OBJECT) {
+      reader.problem(key, "must be an object (" + (key.equals("sources") ? "sources by name" : "settings by key")
+          + "), got " + bronze.getValue(key).valueType().name().toLowerCase(java.util.Locale.ROOT));
+      return false;
+    }
+    return true;
   }
 
   /** The sources in name order. */

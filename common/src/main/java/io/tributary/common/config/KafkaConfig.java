@@ -14,12 +14,21 @@ public record KafkaConfig(String bootstrapServers, Map<String, String> options) 
 
   static final Set<String> KEYS = Set.of("bootstrap-servers", "options");
 
+  /** Client settings Spark's Kafka source sets itself and refuses from the user (it owns offsets and bytes). */
+  static final Set<String> OWNED_BY_SPARK = Set.of("auto.offset.reset", "enable.auto.commit", "key.deserializer",
+      "value.deserializer", "key.serializer", "value.serializer", "interceptor.classes");
+
   static KafkaConfig read(ConfigReader reader) {
     reader.rejectUnknownKeys(KEYS);
     String servers = reader.string("bootstrap-servers");
     Map<String, String> options = reader.stringMap("options");
     if (options.containsKey("bootstrap.servers")) {
       reader.problem("options.\"bootstrap.servers\"", "set tributary.kafka.bootstrap-servers instead");
+    }
+    for (String key : options.keySet()) {
+      if (OWNED_BY_SPARK.contains(key)) {
+        reader.problem("options.\"" + key + "\"", "is set by Spark's Kafka source and cannot be configured");
+      }
     }
     return new KafkaConfig(servers, Map.copyOf(options));
   }

@@ -69,15 +69,25 @@ public record TributaryConfig(
       throw new InvalidConfigException(List.of(e.getMessage()));
     }
     List<String> problems = new ArrayList<>();
-    ConfigReader root = new ConfigReader(layered, "", problems).child(ROOT);
-    root.rejectUnknownKeys(KEYS);
-    TributaryConfig config = new TributaryConfig(
-        root.string("app-name"),
-        CatalogConfig.read(root.child("catalog")),
-        KafkaConfig.read(root.child("kafka")),
-        Locations.resolve(root.string("checkpoint-location")),
-        Map.copyOf(sparkSettings(root)),
-        BronzeConfig.read(root.child("bronze"), layered.getConfig(ROOT + ".bronze")));
+    TributaryConfig config;
+    try {
+      ConfigReader root = new ConfigReader(layered, "", problems).child(ROOT);
+      root.rejectUnknownKeys(KEYS);
+      config = new TributaryConfig(
+          root.string("app-name"),
+          CatalogConfig.read(root.child("catalog")),
+          KafkaConfig.read(root.child("kafka")),
+          Locations.resolve(root.string("checkpoint-location")),
+          Map.copyOf(sparkSettings(root)),
+          BronzeConfig.read(root.child("bronze"), layered.getConfig(ROOT + ".bronze")));
+      if (config.bronze().format() == TableFormat.DELTA && config.catalog().deltaWarehouse() == null) {
+        root.problem("catalog.delta-warehouse", "is missing: Delta tables need it when the catalog has no warehouse");
+      }
+    } catch (ConfigException e) {
+      // A value of the wrong kind where an object is expected (sources = [...]): Typesafe's message names the key.
+      problems.add(e.getMessage());
+      config = null;
+    }
     if (!problems.isEmpty()) {
       throw new InvalidConfigException(problems);
     }
@@ -94,8 +104,11 @@ public record TributaryConfig(
     return settings;
   }
 
-  /** The checkpoint folder of one stream, e.g. {@code bronze/bronze.orders}. */
-  public String checkpointFor(String layer, TableName table) {
-    return checkpointLocation + "/" + layer + "/" + table;
+  /**
+   * The checkpoint folder of one stream, e.g. {@code <root>/bronze/iceberg/bronze.orders}. The format is part of
+   * it: a table switched to another format is a new, empty table, and must not resume from the old one's offsets.
+   */
+  public String checkpointFor(String layer, TableFormat format, TableName table) {
+    return checkpointLocation + "/" + layer + "/" + ConfigNames.of(format) + "/" + table;
   }
 }

@@ -63,7 +63,8 @@ class TributaryConfigTest {
     BronzeSource events = config.bronze().sources().get("events");
     assertThat(events.pattern()).isEqualTo("shop\\..*");
     assertThat(events.tableProperties()).containsEntry("write.target-file-size-bytes", "1048576");
-    assertThat(config.checkpointFor("bronze", orders.table())).isEqualTo("/tmp/cp/bronze/bronze.orders");
+    assertThat(config.checkpointFor("bronze", TableFormat.ICEBERG, orders.table()))
+        .isEqualTo("/tmp/cp/bronze/iceberg/bronze.orders");
   }
 
   @Test
@@ -206,5 +207,31 @@ class TributaryConfigTest {
     assertThat(config.catalog().warehouse()).isNull();
     assertThat(config.kafka().options()).containsEntry("security.protocol", "SASL_SSL");
     assertThat(config.bronze().sources().get("shop-cdc").pattern()).isEqualTo("shop\\.public\\..*");
+  }
+
+  @Test
+  void rejectsKafkaOptionsThatSparkOwns() {
+    assertRejected(with("tributary.kafka.options { \"auto.offset.reset\" = latest }"),
+        "tributary.kafka.options.\"auto.offset.reset\": is set by Spark's Kafka source and cannot be configured");
+  }
+
+  @Test
+  void rejectsDeltaWithoutAnyWarehouse() {
+    assertRejected(VALID.replace("catalog { warehouse = \"/tmp/wh\" }", "catalog { type = rest }")
+            + "\ntributary.bronze.format = delta",
+        "tributary.catalog.delta-warehouse: is missing: Delta tables need it when the catalog has no warehouse");
+  }
+
+  @Test
+  void rejectsSourcesGivenAsAList() {
+    assertRejected(VALID.replaceAll("(?s)bronze.sources \\{.*?\n        }\n", "")
+            + "\ntributary.bronze.sources = [ { topic = a, table = bronze.a } ]",
+        "tributary.bronze.sources: must be an object (sources by name), got list");
+  }
+
+  @Test
+  void namesASourceWhoseNameHasADot() {
+    assertRejected(with("tributary.bronze.sources { \"shop.returns\" { topic = r } }"),
+        "tributary.bronze.sources.\"shop.returns\".table: is missing");
   }
 }
