@@ -66,14 +66,7 @@ final class IcebergConnectSink {
         "iceberg.control.topic=control-iceberg",
         "iceberg.control.commit.interval-ms=" + COMMIT_INTERVAL.toMillis(),
         ""));
-    Path log4j = write(home.resolve("log4j2.properties"), String.join("\n",
-        "appender.console.type = Console",
-        "appender.console.name = STDOUT",
-        "appender.console.layout.type = PatternLayout",
-        "appender.console.layout.pattern = [%d] %p %m (%c)%n",
-        "rootLogger.level = WARN",
-        "rootLogger.appenderRef.stdout.ref = STDOUT",
-        ""));
+    Path log4j = LocalKafkaBroker.writeQuietLogConfig(home);
     List<String> command = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx2g",
         "-Dlog4j2.configurationFile=" + log4j.toUri(),

@@ -284,7 +284,14 @@ public final class LocalKafkaBroker {
   }
 
   private static Path writeLogConfig(Path home) throws IOException {
-    Path file = home.resolve("log4j2.properties");
+    return writeQuietLogConfig(home);
+  }
+
+  /**
+   * A log4j2 config for Kafka's JVMs (broker, tools, a Connect worker): warnings only, plus the broker's start line.
+   */
+  public static Path writeQuietLogConfig(Path folder) throws IOException {
+    Path file = folder.resolve("log4j2.properties");
     Files.writeString(file, String.join("\n",
         "status = warn",
         "appender.console.type = Console",
