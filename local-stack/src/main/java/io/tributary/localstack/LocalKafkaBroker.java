@@ -63,7 +63,7 @@ public final class LocalKafkaBroker {
       int port = reuseOrPick(state.getProperty("port"));
       int controllerPort = reuseOrPick(state.getProperty("controller-port"));
       Path properties = writeServerProperties(home, port, controllerPort, extraProperties);
-      Path log4j = writeLogConfig(home);
+      Path log4j = writeQuietLogConfig(home);
       if (!Files.exists(home.resolve("data/meta.properties"))) {
         format(home, properties, log4j);
       }
@@ -281,10 +281,6 @@ public final class LocalKafkaBroker {
     Path file = home.resolve("server.properties");
     Files.writeString(file, text.toString());
     return file;
-  }
-
-  private static Path writeLogConfig(Path home) throws IOException {
-    return writeQuietLogConfig(home);
   }
 
   /**
