@@ -67,6 +67,9 @@ final class IcebergConnectSink {
         "iceberg.control.commit.interval-ms=" + COMMIT_INTERVAL.toMillis(),
         ""));
     Path log4j = LocalKafkaBroker.writeQuietLogConfig(home);
+    // The sink's coordinator logs each commit at INFO: the timeline of the worker log explains its rate.
+    Files.writeString(log4j, "logger.sink.name = org.apache.iceberg.connect\nlogger.sink.level = INFO\n",
+        java.nio.file.StandardOpenOption.APPEND);
     List<String> command = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx2g",
         "-Dlog4j2.configurationFile=" + log4j.toUri(),
