@@ -1,6 +1,9 @@
 package io.tributary.launcher;
 
 import io.tributary.bronze.BronzeIngestJob;
+import io.tributary.common.config.SilverEntity;
+import io.tributary.silver.SilverMergeJob;
+import org.apache.spark.sql.Row;
 import io.tributary.common.cli.Arguments;
 import io.tributary.common.config.BronzeSource;
 import io.tributary.common.config.TributaryConfig;
@@ -17,8 +20,8 @@ import org.apache.spark.sql.SparkSession;
 
 /**
  * {@code demo [--config FILE] [--kafka-home DIR]}: the whole path on this machine. Starts the local broker (unless
- * one runs), produces sample shop events, runs bronze until caught up, shows the tables, and stops the broker it
- * started.
+ * one runs), produces sample shop events, runs bronze and silver until caught up, shows the tables and the
+ * quarantine, and stops the broker it started.
  */
 final class DemoCommand implements Command {
   @Override
@@ -28,7 +31,7 @@ final class DemoCommand implements Command {
 
   @Override
   public String usage() {
-    return "[--config FILE] [--kafka-home DIR]   local broker, sample events, bronze; prints the tables";
+    return "[--config FILE] [--kafka-home DIR]   local broker, sample events, bronze, silver; prints the tables";
   }
 
   @Override
@@ -37,7 +40,9 @@ final class DemoCommand implements Command {
     Path configFile = Path.of(args.value("config").orElse("conf/application.conf"));
     Path kafkaHome = args.value("kafka-home").map(Path::of).orElse(KafkaCommand.DEFAULT_HOME).toAbsolutePath();
     // Validate before starting anything.
-    BronzeIngestJob.checkConfig(ConfigOption.load(configFile, Map.of()));
+    TributaryConfig checked = ConfigOption.load(configFile, Map.of());
+    BronzeIngestJob.checkConfig(checked);
+    SilverMergeJob.checkConfig(checked);
 
     Optional<LocalKafkaBroker> alreadyRunning = LocalKafkaBroker.find(kafkaHome);
     step("Starting the local Kafka broker (KRaft, data in " + kafkaHome + ")");
@@ -64,6 +69,19 @@ final class DemoCommand implements Command {
             + " substr(CAST(value AS STRING), 1, 70) AS value FROM " + table + " ORDER BY kafka_timestamp DESC LIMIT 5")
             .show(false);
       }
+      step("Silver: merging customer changes (Debezium) into current state, out-of-order safe");
+      new SilverMergeJob(spark, config).run(true);
+      for (SilverEntity entity : config.silver().entityList()) {
+        String table = config.catalog().name() + "." + entity.table();
+        Row counts = spark.sql("SELECT count_if(NOT _is_deleted), count_if(_is_deleted) FROM " + table).first();
+        step(String.format("Silver table %s: %,d current rows, %,d deleted keys kept as tombstones", table,
+            counts.getLong(0), counts.getLong(1)));
+        spark.sql("SELECT * FROM " + table + " WHERE NOT _is_deleted ORDER BY _seq DESC LIMIT 5").show(false);
+      }
+      String quarantine = config.catalog().name() + "." + config.silver().quarantine();
+      step("Quarantine " + quarantine + ": records no decoder accepted, by reason");
+      spark.sql("SELECT entity, reason, count(*) AS records FROM " + quarantine + " GROUP BY entity, reason"
+          + " ORDER BY records DESC").show(false);
       step("Done. The warehouse is " + config.catalog().warehouse() + "; checkpoints are in "
           + config.checkpointLocation());
       System.out.println("  Run the demo again to add more events: bronze picks up from its checkpoint.");

@@ -26,7 +26,8 @@ public final class Tributary {
   private final Map<String, Command> commands = new LinkedHashMap<>();
 
   Tributary() {
-    for (Command command : List.of(new BronzeCommand(), new KafkaCommand(), new ProduceCommand(), new DemoCommand())) {
+    for (Command command : List.of(new BronzeCommand(), new SilverCommand(), new KafkaCommand(), new ProduceCommand(),
+        new DemoCommand())) {
       commands.put(command.name(), command);
     }
   }

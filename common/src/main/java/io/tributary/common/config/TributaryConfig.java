@@ -25,6 +25,7 @@ import java.util.Set;
  * @param checkpointLocation root of the streaming checkpoints, one folder per stream
  * @param spark extra Spark settings applied to the session ({@code spark.*} keys)
  * @param bronze the load layer
+ * @param silver the transform layer: entities merged into current-state tables
  */
 public record TributaryConfig(
     String appName,
@@ -32,10 +33,12 @@ public record TributaryConfig(
     KafkaConfig kafka,
     String checkpointLocation,
     Map<String, String> spark,
-    BronzeConfig bronze) {
+    BronzeConfig bronze,
+    SilverConfig silver) {
 
   static final String ROOT = "tributary";
-  static final Set<String> KEYS = Set.of("app-name", "catalog", "kafka", "checkpoint-location", "spark", "bronze");
+  static final Set<String> KEYS =
+      Set.of("app-name", "catalog", "kafka", "checkpoint-location", "spark", "bronze", "silver");
 
   /** Loads and validates a config file; throws {@link InvalidConfigException} naming every bad key. */
   public static TributaryConfig load(Path file) {
@@ -79,7 +82,8 @@ public record TributaryConfig(
           KafkaConfig.read(root.child("kafka")),
           Locations.resolve(root.string("checkpoint-location")),
           Map.copyOf(sparkSettings(root)),
-          BronzeConfig.read(root.child("bronze"), layered.getConfig(ROOT + ".bronze")));
+          BronzeConfig.read(root.child("bronze"), layered.getConfig(ROOT + ".bronze")),
+          SilverConfig.read(root.child("silver"), layered.getConfig(ROOT + ".silver")));
       if (config.bronze().format() == TableFormat.DELTA && config.catalog().deltaWarehouse() == null) {
         root.problem("catalog.delta-warehouse", "is missing: Delta tables need it when the catalog has no warehouse");
       }

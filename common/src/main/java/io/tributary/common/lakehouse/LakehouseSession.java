@@ -55,6 +55,9 @@ public final class LakehouseSession {
     if (catalog.warehouse() != null) {
       settings.put(prefix + ".warehouse", catalog.warehouse());
     }
+    // Streams commit through their own cloned sessions (and other jobs through other JVMs); a cached table would
+    // show this session a stale snapshot for up to 30 s. Users may turn the cache back on in properties.
+    settings.put(prefix + ".cache-enabled", "false");
     catalog.properties().forEach((key, value) -> settings.put(prefix + "." + key, value));
     return settings;
   }
