@@ -5,6 +5,7 @@ import io.tributary.common.config.InvalidConfigException;
 import io.tributary.common.config.OnDataLoss;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.LakehouseSession;
+import io.tributary.common.lakehouse.StreamProgressLog;
 import io.tributary.common.lakehouse.Tables;
 import java.util.ArrayList;
 import java.util.List;
@@ -114,7 +115,7 @@ public final class BronzeIngestJob {
   /** Creates missing tables, checks for offsets lost in Kafka, then starts one query per source. */
   private List<StreamingQuery> start(boolean once) {
     LakehouseSession.registerCatalog(spark, config.catalog());
-    BatchProgressLog.attachTo(spark);
+    StreamProgressLog.attachTo(spark);
     List<StreamingQuery> queries = new ArrayList<>();
     try {
       for (BronzeSource source : config.bronze().sourceList()) {

@@ -5,6 +5,7 @@ import io.tributary.common.config.SilverEntity;
 import io.tributary.common.config.TableFormat;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.LakehouseSession;
+import io.tributary.common.lakehouse.StreamProgressLog;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
@@ -43,6 +44,7 @@ public final class SilverMergeJob {
 
   public void run(boolean once) {
     LakehouseSession.registerCatalog(spark, config.catalog());
+    StreamProgressLog.attachTo(spark);
     String catalog = config.catalog().name();
     String quarantine = catalog + "." + config.silver().quarantine();
     SilverTables.createQuarantineTable(spark, catalog, config.silver().quarantine());

@@ -1,4 +1,4 @@
-package io.tributary.bronze;
+package io.tributary.common.lakehouse;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -13,21 +13,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One line per micro-batch of every bronze stream: batch id, records, records/s, and how many records it is behind
- * the end of each topic (latest offset in Kafka minus the batch's end offset, summed over partitions).
+ * One line per micro-batch of every stream of a session (bronze, silver): batch id, records, records/s, and for
+ * Kafka sources how many records it is behind the end of each topic (latest offset in Kafka minus the batch's end
+ * offset, summed over partitions).
  */
-final class BatchProgressLog extends StreamingQueryListener {
-  private static final Logger LOG = LoggerFactory.getLogger("io.tributary.bronze.progress");
+public final class StreamProgressLog extends StreamingQueryListener {
+  private static final Logger LOG = LoggerFactory.getLogger("io.tributary.progress");
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final java.util.Set<SparkSession> ATTACHED =
       java.util.Collections.newSetFromMap(new java.util.WeakHashMap<>());
 
-  private BatchProgressLog() {}
+  private StreamProgressLog() {}
 
   /** Adds the log to a session once, however many jobs start streams on it. */
-  static synchronized void attachTo(SparkSession spark) {
+  public static synchronized void attachTo(SparkSession spark) {
     if (ATTACHED.add(spark)) {
-      spark.streams().addListener(new BatchProgressLog());
+      spark.streams().addListener(new StreamProgressLog());
     }
   }
 
