@@ -131,7 +131,7 @@ public final class BronzeIngestJob {
 
   private StreamingQuery startStream(BronzeSource source, boolean once) {
     checkOffsets(source);
-    BronzeStream stream = new BronzeStream(source, config.kafka(), table, config.bronze().format(), checkpoint(source));
+    BronzeStream stream = new BronzeStream(source, config.kafka(), table, checkpoint(source));
     LOG.info("{}: {} -> {} ({})", stream.queryName(), source.subscription(), table.sqlName(source),
         once ? "until caught up" : "every " + source.trigger().toMillis() + " ms");
     try {
@@ -150,7 +150,7 @@ public final class BronzeIngestJob {
     if (source == null) {
       throw new IllegalArgumentException("No bronze source named '" + sourceName + "'");
     }
-    return new BronzeStream(source, config.kafka(), table, config.bronze().format(), checkpoint(source)).records(spark);
+    return new BronzeStream(source, config.kafka(), table, checkpoint(source)).records(spark);
   }
 
   String checkpoint(BronzeSource source) {

@@ -3,7 +3,6 @@ package io.tributary.bronze;
 import io.tributary.common.config.BronzeSource;
 import io.tributary.common.config.KafkaConfig;
 import io.tributary.common.config.OnDataLoss;
-import io.tributary.common.config.TableFormat;
 import java.util.concurrent.TimeoutException;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -22,14 +21,12 @@ final class BronzeStream {
   private final BronzeSource source;
   private final KafkaConfig kafka;
   private final BronzeTable table;
-  private final TableFormat format;
   private final String checkpoint;
 
-  BronzeStream(BronzeSource source, KafkaConfig kafka, BronzeTable table, TableFormat format, String checkpoint) {
+  BronzeStream(BronzeSource source, KafkaConfig kafka, BronzeTable table, String checkpoint) {
     this.source = source;
     this.kafka = kafka;
     this.table = table;
-    this.format = format;
     this.checkpoint = checkpoint;
   }
 
@@ -65,7 +62,7 @@ final class BronzeStream {
         .outputMode("append")
         .option("checkpointLocation", checkpoint)
         .trigger(once ? Trigger.AvailableNow() : Trigger.ProcessingTime(source.trigger().toMillis()));
-    return switch (format) {
+    return switch (table.format()) {
       case ICEBERG -> writer.format("iceberg").toTable(table.sqlName(source));
       case DELTA -> writer.format("delta").start(table.deltaPath(source));
     };

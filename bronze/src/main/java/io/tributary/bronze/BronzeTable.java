@@ -69,6 +69,10 @@ final class BronzeTable {
     builder.execute();
   }
 
+  TableFormat format() {
+    return format;
+  }
+
   String sqlName(BronzeSource source) {
     return tables.sqlName(source.table(), format);
   }

@@ -72,7 +72,7 @@ public final class BronzeFixture {
     StringBuilder text = new StringBuilder();
     text.append("tributary {\n")
         .append("  catalog { name = ").append(catalog).append(", warehouse = \"").append(root.resolve("warehouse"))
-        .append("\", properties { cache-enabled = false } }\n")
+        .append("\" }\n")
         .append("  kafka.bootstrap-servers = \"").append(broker.bootstrapServers()).append("\"\n")
         .append("  checkpoint-location = \"").append(root.resolve("checkpoints")).append("\"\n")
         .append("  bronze.sources {\n");

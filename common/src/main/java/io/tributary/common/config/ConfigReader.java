@@ -124,6 +124,10 @@ final class ConfigReader {
   }
 
   List<String> stringList(String key) {
+    if (!config.hasPath(key)) {
+      problem(key, "is missing");
+      return List.of();
+    }
     try {
       List<String> values = config.getStringList(key);
       if (values.isEmpty()) {

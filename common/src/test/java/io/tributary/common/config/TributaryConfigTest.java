@@ -234,4 +234,11 @@ class TributaryConfigTest {
     assertRejected(with("tributary.bronze.sources { \"shop.returns\" { topic = r } }"),
         "tributary.bronze.sources.\"shop.returns\".table: is missing");
   }
+
+  @Test
+  void namesAnEntityWithoutKey() {
+    assertRejected(with("tributary.silver.entities.people { source = bronze.people, table = silver.people,"
+            + " schema = \"id BIGINT\" }"),
+        "tributary.silver.entities.people.key: is missing");
+  }
 }
