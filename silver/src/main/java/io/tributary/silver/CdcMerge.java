@@ -1,6 +1,8 @@
 package io.tributary.silver;
 
 import io.tributary.common.config.SilverEntity;
+import io.tributary.common.config.SilverEntity.SchemaEvolution;
+import io.tributary.silver.Truncates.Truncate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -10,15 +12,14 @@ import org.apache.iceberg.spark.Spark3Util;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The foreachBatch body of one entity: decode, quarantine what cannot be applied, keep the latest change per key,
- * then one MERGE in which an older sequence never overwrites a newer one and a delete leaves a tombstone row (so a
- * late, older update cannot resurrect the key). A truncate tombstones every row older than it. Replaying a batch
- * changes nothing: see {@link CommittedBatches}.
+ * The foreachBatch body of one entity: decode, evolve the schema if the policy says so, quarantine what cannot be
+ * applied, remember truncates, then merge the changes into current state ({@link CurrentStateMerge}) or history
+ * ({@link HistoryMerge}). Replaying a batch changes nothing: see {@link CommittedBatches}.
  */
 final class CdcMerge {
   private static final Logger LOG = LoggerFactory.getLogger(CdcMerge.class);
@@ -26,13 +27,13 @@ final class CdcMerge {
   private final SilverEntity entity;
   private final String silverTable;
   private final String quarantineTable;
-  private final DebeziumJsonDecoder decoder;
+  private final ChangeDecoder decoder;
 
   CdcMerge(SilverEntity entity, String silverTable, String quarantineTable) {
     this.entity = entity;
     this.silverTable = silverTable;
     this.quarantineTable = quarantineTable;
-    this.decoder = new DebeziumJsonDecoder(entity.schema(), entity.key());
+    this.decoder = ChangeDecoder.of(entity);
   }
 
   void apply(Dataset<Row> batch, long batchId) throws Exception {
@@ -44,32 +45,46 @@ final class CdcMerge {
           silverTable);
       return;
     }
-    Map<String, String> commit = CommittedBatches.properties(streamId, batchId);
-    Dataset<Row> decoded = decoder.decode(batch).persist();
+    Dataset<Row> envelopes = decoder.envelopes(batch).persist();
+    StructType schema = SilverTables.entitySchema(silver);
+    Dataset<Row> decoded = decode(envelopes, schema).persist();
     try {
-      quarantine(spark, decoded, streamId, batchId, commit);
-      Row truncate = decoded.where("error IS NULL AND op = 't'").selectExpr("max(seq)").first();
-      Long truncatedAt = truncate.isNullAt(0) ? null : truncate.getLong(0);
-      if (truncatedAt != null) {
-        CommitMetadata.withCommitProperties(commit, () -> spark.sql("UPDATE " + silverTable + " SET _is_deleted = true,"
-            + " _op = 't', _seq = " + truncatedAt + ", _updated_at = current_timestamp() WHERE _seq < " + truncatedAt),
-            RuntimeException.class);
+      if (entity.schemaEvolution() == SchemaEvolution.EVOLVE
+          && SchemaChanges.evolve(spark, decoded, silverTable, entity.name())) {
+        decoded.unpersist();
+        silver.refresh();
+        schema = SilverTables.entitySchema(silver);
+        decoded = decode(envelopes, schema).persist();
       }
-      Dataset<Row> latest = latestPerKey(decoded.where("error IS NULL AND NOT tombstone AND op <> 't'"
-          + (truncatedAt == null ? "" : " AND seq > " + truncatedAt)));
-      String view = "tributary_changes_" + entity.name() + "_" + batchId;
-      latest.createOrReplaceTempView(view);
-      CommitMetadata.withCommitProperties(commit, () -> spark.sql(mergeStatement(view)), RuntimeException.class);
-      spark.catalog().dropTempView(view);
+      Map<String, String> commit = CommittedBatches.properties(streamId, batchId);
+      quarantine(spark, decoded, streamId, batchId, commit);
+      List<Truncate> inBatch = truncates(decoded);
+      List<Truncate> all = inBatch.isEmpty() ? Truncates.of(silver) : Truncates.remember(silver, inBatch);
+      Dataset<Row> changes = decoded.where("error IS NULL AND NOT tombstone AND op <> 't'")
+          .selectExpr("row.*", "op AS _op", "seq AS _seq", "ts_ms AS _ts_ms", "op = 'd' AS _is_deleted",
+              "topic AS _source_topic", "partition AS _source_partition", "offset AS _source_offset",
+              "current_timestamp() AS _updated_at");
+      Columns columns = new Columns(schema, entity.key());
+      if (entity.history() == SilverEntity.History.SCD2) {
+        new HistoryMerge(silverTable, columns).apply(spark, changes, !inBatch.isEmpty(), all, commit);
+      } else {
+        new CurrentStateMerge(silverTable, columns, entity.deleteMode())
+            .apply(spark, changes, Truncates.latest(inBatch), Truncates.latest(all), commit);
+      }
     } finally {
       decoded.unpersist();
+      envelopes.unpersist();
     }
+  }
+
+  private Dataset<Row> decode(Dataset<Row> envelopes, StructType schema) {
+    return new EntityRows(schema, entity.key(), entity.schemaEvolution()).decode(envelopes);
   }
 
   private void quarantine(SparkSession spark, Dataset<Row> decoded, String streamId, long batchId,
       Map<String, String> commit) throws Exception {
     Dataset<Row> rejected = decoded.where("error IS NOT NULL").selectExpr("topic", "partition", "offset",
-        "kafka_timestamp", "key", "value", "'" + entity.name() + "' AS entity", "'decode' AS stage", "error AS reason",
+        "kafka_timestamp", "key", "value", JsonFields.literal(entity.name()) + " AS entity", "stage", "error AS reason",
         "current_timestamp() AS quarantined_at");
     if (rejected.isEmpty() || CommittedBatches.isCommitted(Spark3Util.loadIcebergTable(spark, quarantineTable),
         streamId, batchId)) {
@@ -81,34 +96,13 @@ final class CdcMerge {
     }, Exception.class);
   }
 
-  /** One change per key: the highest sequence, then ts_ms, then the Kafka offset (same key, same partition). */
-  private Dataset<Row> latestPerKey(Dataset<Row> changes) {
-    String keys = String.join(", ", entity.key().stream().map(k -> "row.`" + k + "`").toList());
-    return changes
-        .selectExpr("*", "row_number() OVER (PARTITION BY " + keys
-            + " ORDER BY seq DESC, ts_ms DESC, offset DESC) AS _rank")
-        .where("_rank = 1")
-        .selectExpr("row.*", "op AS _op", "seq AS _seq", "ts_ms AS _ts_ms", "op = 'd' AS _is_deleted",
-            "topic AS _source_topic", "partition AS _source_partition", "offset AS _source_offset",
-            "current_timestamp() AS _updated_at");
-  }
-
-  String mergeStatement(String view) {
-    List<String> on = new ArrayList<>();
-    for (String key : entity.key()) {
-      on.add("t.`" + key + "` = s.`" + key + "`");
+  private static List<Truncate> truncates(Dataset<Row> decoded) {
+    List<Truncate> truncates = new ArrayList<>();
+    for (Row row : decoded.where("error IS NULL AND op = 't'")
+        .selectExpr("seq", "coalesce(ts_ms, unix_millis(kafka_timestamp))", "topic", "partition", "offset")
+        .collectAsList()) {
+      truncates.add(new Truncate(row.getList(0), row.getLong(1), row.getString(2), row.getInt(3), row.getLong(4)));
     }
-    List<String> all = new ArrayList<>();
-    for (StructField field : entity.schema().fields()) {
-      all.add("`" + field.name() + "`");
-    }
-    all.addAll(List.of("_op", "_seq", "_ts_ms", "_is_deleted", "_source_topic", "_source_partition", "_source_offset",
-        "_updated_at"));
-    List<String> set = all.stream().map(column -> "t." + column + " = s." + column).toList();
-    List<String> values = all.stream().map(column -> "s." + column).toList();
-    // Only a newer change applies; an older one (out of order, or a replay) matches no clause.
-    return "MERGE INTO " + silverTable + " t USING " + view + " s ON " + String.join(" AND ", on)
-        + " WHEN MATCHED AND s._seq > t._seq THEN UPDATE SET " + String.join(", ", set)
-        + " WHEN NOT MATCHED THEN INSERT (" + String.join(", ", all) + ") VALUES (" + String.join(", ", values) + ")";
+    return truncates;
   }
 }

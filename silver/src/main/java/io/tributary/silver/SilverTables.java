@@ -2,16 +2,29 @@ package io.tributary.silver;
 
 import io.tributary.common.config.SilverEntity;
 import io.tributary.common.config.TableName;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.spark.SparkSchemaUtil;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Creates the silver and quarantine tables on first use (Iceberg v2, merge-on-read for cheap MERGE commits). */
 final class SilverTables {
+  private static final Logger LOG = LoggerFactory.getLogger(SilverTables.class);
+
   /**
    * Tributary's columns next to the entity's: the applied change's op, sequence, and where it came from.
    * ({@code _is_deleted}, not {@code _deleted}: Iceberg reserves that name for a metadata column.)
    */
-  static final String CHANGE_COLUMNS = "_op STRING, _seq BIGINT, _ts_ms BIGINT, _is_deleted BOOLEAN,"
+  static final String CHANGE_COLUMNS = "_op STRING, _seq ARRAY<BIGINT>, _ts_ms BIGINT, _is_deleted BOOLEAN,"
       + " _source_topic STRING, _source_partition INT, _source_offset BIGINT, _updated_at TIMESTAMP";
+
+  /** With history = scd2, each row is a version, valid from its change's time until the next version's. */
+  static final String VALIDITY_COLUMNS = "_valid_from TIMESTAMP, _valid_to TIMESTAMP, _is_current BOOLEAN";
 
   static final String QUARANTINE_COLUMNS = "topic STRING, partition INT, offset BIGINT, kafka_timestamp TIMESTAMP,"
       + " key BINARY, value BINARY, entity STRING, stage STRING, reason STRING, quarantined_at TIMESTAMP";
@@ -22,11 +35,36 @@ final class SilverTables {
 
   private SilverTables() {}
 
+  /**
+   * Creates the entity's table, or adds to an existing one the columns the config names and the table lacks (so an
+   * entity's schema can grow in config too). Columns the table has beyond the config (added by schema evolution)
+   * stay.
+   */
   static void createEntityTable(SparkSession spark, String catalog, SilverEntity entity) {
     createNamespace(spark, catalog, entity.table());
-    spark.sql("CREATE TABLE IF NOT EXISTS " + catalog + "." + entity.table() + " (" + entity.schema().toDDL() + ", "
-        + CHANGE_COLUMNS + ") USING iceberg PARTITIONED BY (bucket(" + entity.buckets() + ", `" + entity.key().get(0)
-        + "`))" + PROPERTIES);
+    String table = catalog + "." + entity.table();
+    String columns = entity.schema().toDDL() + ", " + CHANGE_COLUMNS
+        + (entity.history() == SilverEntity.History.SCD2 ? ", " + VALIDITY_COLUMNS : "");
+    spark.sql("CREATE TABLE IF NOT EXISTS " + table + " (" + columns + ") USING iceberg PARTITIONED BY (bucket("
+        + entity.buckets() + ", `" + entity.key().get(0) + "`))" + PROPERTIES);
+    List<String> existing = List.of(spark.table(table).schema().fieldNames());
+    for (StructField field : entity.schema().fields()) {
+      if (!existing.contains(field.name())) {
+        LOG.info("silver-{}: adding column {} from the config to {}", entity.name(), field.name(), table);
+        spark.sql("ALTER TABLE " + table + " ADD COLUMN `" + field.name() + "` " + field.dataType().sql());
+      }
+    }
+  }
+
+  /** The entity's columns as the table has them now: the config's, plus what schema evolution added. */
+  static StructType entitySchema(Table table) {
+    List<StructField> fields = new ArrayList<>();
+    for (StructField field : SparkSchemaUtil.convert(table.schema()).fields()) {
+      if (!field.name().startsWith("_")) {
+        fields.add(field);
+      }
+    }
+    return new StructType(fields.toArray(new StructField[0]));
   }
 
   static void createQuarantineTable(SparkSession spark, String catalog, TableName quarantine) {

@@ -140,6 +140,19 @@ final class ConfigReader {
     }
   }
 
+  /** A list that may be empty, or {@code null} when the key is absent. */
+  List<String> optionalStringList(String key) {
+    if (!config.hasPath(key)) {
+      return null;
+    }
+    try {
+      return config.getStringList(key);
+    } catch (ConfigException.WrongType e) {
+      problem(key, "must be a list of strings, got " + describe(config.getValue(key)));
+      return List.of();
+    }
+  }
+
   /** A flat map of string settings; nested keys are joined with dots (HOCON reads a.b = c as nested). */
   Map<String, String> stringMap(String key) {
     Map<String, String> result = new LinkedHashMap<>();

@@ -2,19 +2,29 @@ package io.tributary.common.config;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * One source entity kept as current state in a silver table, built from its bronze table.
+ * One source entity kept in a silver table, built from its bronze table.
  *
  * @param name the entity's key under {@code tributary.silver.entities}
  * @param source the bronze table the changes come from
  * @param decoder how a bronze record becomes a change
  * @param key the primary key columns (in {@code schema})
+ * @param sequence the paths, in the decoded record, of the fields that order a key's changes (compared in turn;
+ *     then the Kafka partition and offset); empty means the latest record in Kafka wins
+ * @param opField for {@link Decoder#JSON}: the field naming the operation; absent means every event is an upsert
+ * @param deleteOps for {@link Decoder#JSON}: values of {@code opField} that delete the key
+ * @param eventTimeField for {@link Decoder#JSON}: the field holding the change's time; absent means the Kafka
+ *     timestamp
  * @param schema the entity's columns, as Spark DDL in the config
  * @param table the silver table
  * @param buckets the silver table is partitioned by {@code bucket(buckets, <first key column>)}
+ * @param deleteMode whether a delete leaves a tombstone row or removes the row
+ * @param history current state only, or every version with its validity interval (SCD type 2)
+ * @param schemaEvolution what a field that the schema does not know does to the table and the record
  * @param trigger the micro-batch interval in continuous mode
  * @param maxRowsPerTrigger upper bound of bronze rows per micro-batch
  */
@@ -23,19 +33,55 @@ public record SilverEntity(
     TableName source,
     Decoder decoder,
     List<String> key,
+    List<String> sequence,
+    Optional<String> opField,
+    List<String> deleteOps,
+    Optional<String> eventTimeField,
     StructType schema,
     TableName table,
     long buckets,
+    DeleteMode deleteMode,
+    History history,
+    SchemaEvolution schemaEvolution,
     Duration trigger,
     long maxRowsPerTrigger) {
 
   public enum Decoder {
     /** Debezium's JSON envelope (JSON converter), with or without the schema/payload wrapper. */
-    DEBEZIUM_JSON
+    DEBEZIUM_JSON,
+    /** Plain JSON events, one per entity version: upserts, or deletes named by an op field. */
+    JSON
   }
 
-  static final Set<String> KEYS = Set.of("source", "decoder", "key", "schema", "table", "buckets", "trigger",
+  public enum DeleteMode {
+    /** The row stays, marked {@code _is_deleted}, so that a late, older change cannot bring the key back. */
+    TOMBSTONE,
+    /** The row is removed; a change older than the delete that arrives later re-inserts the key. */
+    HARD
+  }
+
+  public enum History {
+    /** One row per key: its latest version. */
+    CURRENT,
+    /** One row per version, with {@code _valid_from}, {@code _valid_to} and {@code _is_current}. */
+    SCD2
+  }
+
+  public enum SchemaEvolution {
+    /** New fields become columns (nested fields too); int and float columns widen to bigint and double. */
+    EVOLVE,
+    /** New fields are dropped; the record is applied with the known columns. */
+    IGNORE,
+    /** A record with a new field goes to quarantine. */
+    QUARANTINE
+  }
+
+  static final Set<String> KEYS = Set.of("source", "decoder", "key", "sequence", "op-field", "delete-ops",
+      "event-time-field", "schema", "table", "buckets", "delete-mode", "history", "schema-evolution", "trigger",
       "max-rows-per-trigger");
+
+  /** Debezium orders a key's changes by the log position of the source database. */
+  private static final List<String> DEBEZIUM_SEQUENCE = List.of("source.lsn");
 
   static SilverEntity read(String name, ConfigReader reader) {
     reader.rejectUnknownKeys(KEYS);
@@ -55,8 +101,40 @@ public record SilverEntity(
         }
       }
     }
-    return new SilverEntity(name, TableName.parse(reader, "source"), reader.oneOf("decoder", Decoder.class), key,
-        schema, TableName.parse(reader, "table"), reader.positiveLong("buckets"), reader.positiveDuration("trigger"),
+    Decoder decoder = reader.oneOf("decoder", Decoder.class);
+    List<String> sequence = reader.optionalStringList("sequence");
+    if (sequence == null && decoder == Decoder.DEBEZIUM_JSON) {
+      sequence = DEBEZIUM_SEQUENCE;
+    } else if (sequence == null && decoder == Decoder.JSON) {
+      reader.problem("sequence", "is missing: name the event's version field(s), e.g. [\"seq\"], or set [] to let"
+          + " the latest record in Kafka win");
+      sequence = List.of();
+    }
+    if (sequence.isEmpty() && decoder == Decoder.DEBEZIUM_JSON) {
+      reader.problem("sequence", "must name at least one envelope field for debezium-json, e.g. [\"source.lsn\"]");
+    }
+    Optional<String> opField = reader.optionalString("op-field");
+    Optional<String> eventTimeField = reader.optionalString("event-time-field");
+    List<String> deleteOps = reader.optionalStringList("delete-ops");
+    if (decoder == Decoder.DEBEZIUM_JSON) {
+      for (String jsonOnly : List.of("op-field", "delete-ops", "event-time-field")) {
+        if (reader.has(jsonOnly)) {
+          reader.problem(jsonOnly, "applies to decoder = json only; Debezium's envelope names its op and time");
+        }
+      }
+    }
+    if (deleteOps != null && opField.isEmpty() && decoder == Decoder.JSON) {
+      reader.problem("delete-ops", "needs op-field, the field whose value names the operation");
+    }
+    DeleteMode deleteMode = reader.oneOf("delete-mode", DeleteMode.class);
+    History history = reader.oneOf("history", History.class);
+    if (deleteMode == DeleteMode.HARD && history == History.SCD2) {
+      reader.problem("delete-mode", "hard cannot be combined with history = scd2, which keeps every version");
+    }
+    return new SilverEntity(name, TableName.parse(reader, "source"), decoder, key, List.copyOf(sequence), opField,
+        deleteOps == null ? List.of("d", "delete") : List.copyOf(deleteOps), eventTimeField, schema,
+        TableName.parse(reader, "table"), reader.positiveLong("buckets"), deleteMode, history,
+        reader.oneOf("schema-evolution", SchemaEvolution.class), reader.positiveDuration("trigger"),
         reader.positiveLong("max-rows-per-trigger"));
   }
 

@@ -1,0 +1,59 @@
+package io.tributary.silver;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+
+/** The column lists a merge statement needs: the entity's (key first) and Tributary's change columns. */
+record Columns(StructType schema, List<String> key) {
+  static final List<String> CHANGE = List.of("_op", "_seq", "_ts_ms", "_is_deleted", "_source_topic",
+      "_source_partition", "_source_offset", "_updated_at");
+
+  /** Every column of a current-state row, quoted. */
+  List<String> all() {
+    List<String> all = new ArrayList<>(entity());
+    all.addAll(CHANGE);
+    return all;
+  }
+
+  List<String> entity() {
+    List<String> columns = new ArrayList<>();
+    for (StructField field : schema.fields()) {
+      columns.add(quote(field.name()));
+    }
+    return columns;
+  }
+
+  /** The entity's non-key columns, with their types. */
+  List<StructField> values() {
+    List<StructField> values = new ArrayList<>();
+    for (StructField field : schema.fields()) {
+      if (!key.contains(field.name())) {
+        values.add(field);
+      }
+    }
+    return values;
+  }
+
+  /** {@code t.k1 = s.k1 AND ...} */
+  String keyMatch(String target, String source) {
+    return String.join(" AND ", key.stream().map(k -> target + "." + quote(k) + " = " + source + "." + quote(k))
+        .toList());
+  }
+
+  String keyList() {
+    return String.join(", ", key.stream().map(Columns::quote).toList());
+  }
+
+  /** Whether the change in {@code source} orders after the row in {@code target}: sequence, then Kafka position. */
+  static String newer(String source, String target) {
+    return "named_struct('s', " + source + "._seq, 'p', " + source + "._source_partition, 'o', " + source
+        + "._source_offset) > named_struct('s', " + target + "._seq, 'p', " + target + "._source_partition, 'o', "
+        + target + "._source_offset)";
+  }
+
+  static String quote(String name) {
+    return "`" + name.replace("`", "``") + "`";
+  }
+}

@@ -1,0 +1,69 @@
+package io.tributary.silver;
+
+import static org.apache.spark.sql.functions.expr;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+
+/**
+ * Plain JSON events, each one a version of the entity (an application's own events, or a compacted topic's
+ * values): the whole event is the image. An optional op field marks deletes; everything else is an upsert. The
+ * sequence fields order a key's versions; with none, the latest record in Kafka wins. The change's time is the
+ * event-time field (an ISO timestamp or epoch milliseconds), or the Kafka timestamp.
+ */
+final class JsonEventDecoder implements ChangeDecoder {
+  private final List<String> sequence;
+  private final Optional<String> opField;
+  private final List<String> deleteOps;
+  private final Optional<String> eventTimeField;
+
+  JsonEventDecoder(List<String> sequence, Optional<String> opField, List<String> deleteOps,
+      Optional<String> eventTimeField) {
+    this.sequence = sequence;
+    this.opField = opField;
+    this.deleteOps = deleteOps;
+    this.eventTimeField = eventTimeField;
+  }
+
+  @Override
+  public Dataset<Row> envelopes(Dataset<Row> bronze) {
+    List<String> paths = new ArrayList<>(sequence);
+    opField.ifPresent(paths::add);
+    eventTimeField.ifPresent(paths::add);
+    List<String> checks = new ArrayList<>();
+    checks.add(ChangeDecoder.textChecks());
+    checks.add("WHEN NOT startswith(ltrim(_json), '{') THEN 'value is not a JSON object'");
+    opField.ifPresent(field -> checks.add("WHEN " + JsonFields.column("_event", field) + " IS NULL THEN "
+        + JsonFields.literal("missing op field " + field)));
+    if (!sequence.isEmpty()) {
+      checks.add("WHEN " + JsonFields.sequenceError("_event", sequence) + " IS NOT NULL THEN "
+          + JsonFields.sequenceError("_event", sequence));
+    }
+    eventTimeField.ifPresent(field -> checks.add("WHEN " + JsonFields.column("_event", field) + " IS NULL THEN "
+        + JsonFields.literal("missing event time " + field) + " WHEN ts_ms IS NULL THEN concat("
+        + JsonFields.literal("event time " + field + ": '") + ", " + JsonFields.column("_event", field)
+        + ", ''' is not an ISO timestamp or epoch milliseconds')"));
+    String deletes = String.join(", ", deleteOps.stream().map(JsonFields::literal).toList());
+    String op = opField.map(field -> "CASE WHEN " + JsonFields.column("_event", field) + " IN (" + deletes
+        + ") THEN 'd' ELSE 'u' END").orElse("'u'");
+    String eventTime = eventTimeField.map(field -> JsonFields.column("_event", field))
+        .map(text -> "CASE WHEN " + text + " RLIKE '^-?[0-9]+$' THEN try_cast(" + text + " AS BIGINT)"
+            + " ELSE unix_millis(try_to_timestamp(" + text + ")) END")
+        .orElse("unix_millis(kafka_timestamp)");
+    Dataset<Row> events = bronze.withColumn("_json", expr("CAST(value AS STRING)"));
+    if (!paths.isEmpty()) {
+      events = events.withColumn("_event", expr("from_json(_json, '"
+          + JsonFields.schemaOf(paths).toDDL().replace("'", "\\'") + "')"));
+    }
+    return events
+        .withColumn("op", expr("CASE WHEN value IS NULL THEN NULL ELSE " + op + " END"))
+        .withColumn("seq", expr(JsonFields.sequence("_event", sequence)))
+        .withColumn("ts_ms", expr(eventTime))
+        .withColumn("image", expr("_json"))
+        .withColumn("envelope_error", expr("CASE " + String.join(" ", checks) + " ELSE NULL END"))
+        .drop("_json", "_event");
+  }
+}

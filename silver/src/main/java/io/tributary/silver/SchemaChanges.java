@@ -1,0 +1,101 @@
+package io.tributary.silver;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Schema evolution by policy {@code evolve}: adds the fields a batch brings that the silver table does not have
+ * (nested ones too, typed from the values seen), and widens int and float columns to bigint and double when a value
+ * needs it. Each change is a metadata commit of the silver table; a replayed batch finds nothing left to do.
+ */
+final class SchemaChanges {
+  private static final Logger LOG = LoggerFactory.getLogger(SchemaChanges.class);
+
+  private SchemaChanges() {}
+
+  /** Applies what {@code decoded} (the output of {@link EntityRows}) asks for; returns whether anything changed. */
+  static boolean evolve(SparkSession spark, Dataset<Row> decoded, String table, String entity) {
+    List<String> statements = new ArrayList<>();
+    List<String> added = decoded.selectExpr("explode(unknown_fields) AS field").distinct().orderBy("field")
+        .as(org.apache.spark.sql.Encoders.STRING()).collectAsList();
+    for (String path : added) {
+      DataType type = inferredType(decoded, path);
+      if (type == null) {
+        continue;
+      }
+      statements.add("ALTER TABLE " + table + " ADD COLUMN " + quoted(path) + " " + type.sql());
+    }
+    List<String> widened = decoded.selectExpr("explode(widen) AS field").distinct().orderBy("field")
+        .as(org.apache.spark.sql.Encoders.STRING()).collectAsList();
+    StructType current = spark.table(table).schema();
+    for (String column : widened) {
+      DataType from = current.apply(column).dataType();
+      DataType to = from.equals(DataTypes.IntegerType) ? DataTypes.LongType : DataTypes.DoubleType;
+      statements.add("ALTER TABLE " + table + " ALTER COLUMN " + quoted(column) + " TYPE " + to.sql());
+    }
+    for (String statement : statements) {
+      LOG.info("silver-{}: schema evolution: {}", entity, statement);
+      spark.sql(statement);
+    }
+    return !statements.isEmpty();
+  }
+
+  /**
+   * The type of a new field, merged over the batch's values: JSON objects become structs, numbers bigint, double
+   * or decimal(38, s). Null when every value is null (the column is added once a value says its type).
+   */
+  private static DataType inferredType(Dataset<Row> decoded, String path) {
+    StringBuilder jsonPath = new StringBuilder("$");
+    for (String part : path.split("\\.")) {
+      jsonPath.append("['").append(part).append("']");
+    }
+    String ddl = decoded.where("array_contains(unknown_fields, " + JsonFields.literal(path) + ")")
+        .selectExpr("schema_of_variant_agg(variant_get(try_parse_json(image), " + JsonFields.literal(jsonPath.toString())
+            + "))")
+        .first().getString(0);
+    if (ddl == null || ddl.equals("VOID")) {
+      return null;
+    }
+    String spark = ddl.replace("OBJECT<", "STRUCT<")
+        .replaceAll("DECIMAL\\(\\d+,\\s*(\\d+)\\)", "DECIMAL(38,$1)")
+        // A nested field seen only as null: text keeps whatever comes later readable.
+        .replace(": VOID", ": STRING");
+    return withoutVariants(DataType.fromDDL(spark));
+  }
+
+  /** Arrays of mixed JSON values come back as VARIANT, which Iceberg cannot store: keep them as JSON text. */
+  private static DataType withoutVariants(DataType type) {
+    if (type instanceof StructType struct) {
+      List<StructField> fields = new ArrayList<>();
+      for (StructField field : struct.fields()) {
+        fields.add(DataTypes.createStructField(field.name(), withoutVariants(field.dataType()), true));
+      }
+      return DataTypes.createStructType(fields);
+    }
+    if (type.typeName().toLowerCase(Locale.ROOT).equals("variant")) {
+      return DataTypes.StringType;
+    }
+    if (type instanceof org.apache.spark.sql.types.ArrayType array) {
+      return DataTypes.createArrayType(withoutVariants(array.elementType()), true);
+    }
+    return type;
+  }
+
+  private static String quoted(String path) {
+    List<String> parts = new ArrayList<>();
+    for (String part : path.split("\\.")) {
+      parts.add("`" + part.replace("`", "``") + "`");
+    }
+    return String.join(".", parts);
+  }
+}
