@@ -34,9 +34,9 @@ final class CurrentStateMerge {
     if (truncateInBatch != null) {
       // Not marked as the batch's commit: a crash before the MERGE replays the batch, and this finds nothing left.
       spark.sql(deleteMode == DeleteMode.HARD
-          ? "DELETE FROM " + table + " WHERE _seq < " + truncateInBatch.seqLiteral()
-          : "UPDATE " + table + " SET " + String.join(", ", truncated(truncateInBatch)) + " WHERE _seq < "
-              + truncateInBatch.seqLiteral());
+          ? "DELETE FROM " + table + " WHERE " + truncateInBatch.olderThan("_seq")
+          : "UPDATE " + table + " SET " + String.join(", ", truncated(truncateInBatch)) + " WHERE "
+              + truncateInBatch.olderThan("_seq"));
     }
     Dataset<Row> latest = changes
         .selectExpr("*", "row_number() OVER (PARTITION BY " + columns.keyList()
@@ -45,7 +45,7 @@ final class CurrentStateMerge {
         .drop("_rank");
     if (latestTruncate != null) {
       latest = deleteMode == DeleteMode.HARD
-          ? latest.where("NOT (_seq < " + latestTruncate.seqLiteral() + ")")
+          ? latest.where("NOT " + latestTruncate.olderThan("_seq"))
           : latest.selectExpr(supersededByTruncate(latestTruncate).toArray(new String[0]));
     }
     String view = "tributary_changes_" + Math.abs((long) table.hashCode()) + "_" + System.nanoTime();
@@ -76,7 +76,7 @@ final class CurrentStateMerge {
 
   /** Projections that keep a change newer than the truncate and turn an older one into its tombstone. */
   private List<String> supersededByTruncate(Truncate truncate) {
-    String older = "_seq < " + truncate.seqLiteral();
+    String older = truncate.olderThan("_seq");
     List<String> projections = new ArrayList<>();
     for (StructField field : columns.schema().fields()) {
       String name = Columns.quote(field.name());

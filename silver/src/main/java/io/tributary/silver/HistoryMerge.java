@@ -47,7 +47,7 @@ final class HistoryMerge {
         .append(keys).append(")");
     List<String> candidates = new ArrayList<>(List.of("SELECT " + list + " FROM versions"));
     for (Truncate truncate : truncates) {
-      candidates.add("SELECT " + marker(truncate) + " FROM firsts WHERE _first_seq < " + truncate.seqLiteral());
+      candidates.add("SELECT " + marker(truncate) + " FROM firsts WHERE " + truncate.olderThan("_first_seq"));
     }
     sql.append(", candidates AS (").append(String.join(" UNION ALL ", candidates)).append(")");
     // The same change seen twice (a duplicate in Kafka, or a replay) is one version: its first occurrence.

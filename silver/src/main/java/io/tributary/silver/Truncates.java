@@ -28,6 +28,25 @@ final class Truncates {
           Long.parseLong(parts[4]));
     }
 
+    /**
+     * A predicate: the sequence in {@code column} orders before this truncate. Spelled element by element because
+     * Iceberg cannot turn an array literal into a filter when it plans a DELETE or UPDATE.
+     */
+    String olderThan(String column) {
+      List<String> alternatives = new ArrayList<>();
+      for (int i = 0; i < seq.size(); i++) {
+        StringBuilder alternative = new StringBuilder();
+        for (int j = 0; j < i; j++) {
+          alternative.append("element_at(").append(column).append(", ").append(j + 1).append(") = ")
+              .append(seq.get(j)).append("L AND ");
+        }
+        alternative.append("element_at(").append(column).append(", ").append(i + 1).append(") < ").append(seq.get(i))
+            .append('L');
+        alternatives.add("(" + alternative + ")");
+      }
+      return "(" + String.join(" OR ", alternatives) + ")";
+    }
+
     /** The sequence as a SQL literal of type ARRAY&lt;BIGINT&gt;. */
     String seqLiteral() {
       return "CAST(array(" + String.join(", ", seq.stream().map(value -> value + "L").toList()) + ") AS ARRAY<BIGINT>)";

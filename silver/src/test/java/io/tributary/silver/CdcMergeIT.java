@@ -18,72 +18,233 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.types.StructType;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The merge itself, batch by batch: late changes never win, deletes are not resurrected, replays change nothing. */
+/**
+ * The merge itself, batch by batch, on hand-written Debezium changes: late changes never win, deletes are not
+ * resurrected, truncates, hard deletes, history (SCD2), schema evolution, replays change nothing, and one batch of
+ * everything (a rebuild) ends in the same table as many small ones.
+ */
 @ExtendWith(SharedSpark.class)
 class CdcMergeIT {
-  private static final StructType BRONZE = StructType.fromDDL("topic STRING, partition INT, offset BIGINT,"
-      + " kafka_timestamp TIMESTAMP, key BINARY, value BINARY, headers ARRAY<STRUCT<key: STRING, value: BINARY>>,"
-      + " ingested_at TIMESTAMP");
+  private static final String STREAM = "merge-test-stream";
 
+  @TempDir Path dir;
+  private SparkSession spark;
+  private String catalog;
   private long offset;
 
-  private Row change(String op, long id, long lsn, String name) {
-    String image = "{\"id\":" + id + ",\"name\":\"" + name + "\"}";
-    String value = "{\"before\":" + (op.equals("d") ? image : "null") + ",\"after\":" + (op.equals("d") ? "null" : image)
-        + ",\"source\":{\"lsn\":" + lsn + ",\"ts_ms\":1},\"op\":\"" + op + "\",\"ts_ms\":1}";
+  @BeforeEach
+  void stream(SparkSession spark, TestInfo test) {
+    this.spark = spark;
+    this.catalog = "merge_" + test.getTestMethod().orElseThrow().getName().toLowerCase();
+    spark.sparkContext().setLocalProperty("sql.streaming.queryId", STREAM);
+  }
+
+  @AfterEach
+  void noStream() {
+    spark.sparkContext().setLocalProperty("sql.streaming.queryId", null);
+  }
+
+  /** A merge into {@code silver.<table>} for an entity of people with the given extra settings. */
+  private CdcMerge merge(String table, String settings) {
+    return merge(table, "id BIGINT, name STRING", settings);
+  }
+
+  private CdcMerge merge(String table, String schema, String settings) {
+    TributaryConfig config = TributaryConfig.from(ConfigFactory.parseString("tributary {\n"
+        + " catalog { name = " + catalog + ", warehouse = \"" + dir.resolve("wh") + "\" }\n"
+        + " kafka.bootstrap-servers = \"127.0.0.1:1\"\n checkpoint-location = \"" + dir.resolve("cp") + "\"\n"
+        + " silver.entities." + table + " {\n source = bronze.people\n key = [id]\n table = silver." + table
+        + "\n schema = \"" + schema + "\"\n " + settings + "\n }\n}"));
+    LakehouseSession.registerCatalog(spark, config.catalog());
+    SilverEntity entity = config.silver().entities().get(table);
+    SilverTables.createEntityTable(spark, catalog, entity);
+    SilverTables.createQuarantineTable(spark, catalog, config.silver().quarantine());
+    return new CdcMerge(entity, catalog + ".silver." + table, catalog + ".silver.quarantine");
+  }
+
+  /** A Debezium change whose image holds {@code fields} besides the id; its source time is lsn seconds. */
+  private Row change(String op, long id, long lsn, String fields) {
+    String image = "{\"id\":" + id + (fields.isEmpty() ? "" : "," + fields) + "}";
+    String value = op.equals("t") ? "{\"before\":null,\"after\":null,\"source\":{\"lsn\":" + lsn + ",\"ts_ms\":"
+        + lsn * 1000 + "},\"op\":\"t\",\"ts_ms\":1}"
+        : "{\"before\":" + (op.equals("d") ? image : "null") + ",\"after\":" + (op.equals("d") ? "null" : image)
+        + ",\"source\":{\"lsn\":" + lsn + ",\"ts_ms\":" + lsn * 1000 + "},\"op\":\"" + op + "\",\"ts_ms\":1}";
     Timestamp now = new Timestamp(System.currentTimeMillis());
     return RowFactory.create("t", 0, offset++, now, ("{\"id\":" + id + "}").getBytes(UTF_8), value.getBytes(UTF_8),
         null, now);
   }
 
-  @Test
-  void lateChangesLoseDeletesStayDeletedAndReplaysAreSkipped(SparkSession spark, @TempDir Path dir) throws Exception {
-    TributaryConfig config = TributaryConfig.from(ConfigFactory.parseString("tributary {\n"
-        + " catalog { name = mergetest, warehouse = \"" + dir.resolve("wh") + "\" }\n"
-        + " kafka.bootstrap-servers = \"127.0.0.1:1\"\n checkpoint-location = \"" + dir.resolve("cp") + "\"\n"
-        + " silver.entities.people { source = bronze.people, key = [id], table = silver.people,"
-        + " schema = \"id BIGINT, name STRING\" }\n}"));
-    LakehouseSession.registerCatalog(spark, config.catalog());
-    SilverEntity entity = config.silver().entities().get("people");
-    SilverTables.createEntityTable(spark, "mergetest", entity);
-    SilverTables.createQuarantineTable(spark, "mergetest", config.silver().quarantine());
-    CdcMerge merge = new CdcMerge(entity, "mergetest.silver.people", "mergetest.silver.quarantine");
-    spark.sparkContext().setLocalProperty("sql.streaming.queryId", "merge-test-stream");
-    try {
-      merge.apply(batch(spark, change("c", 1, 100, "one-v1"), change("u", 1, 300, "one-v3"),
-          change("c", 2, 110, "two-v1"), change("c", 3, 120, "three-v1"), change("d", 3, 400, "three-v1")), 0);
-      assertThat(state(spark)).isEqualTo(Map.of(1L, "one-v3/live", 2L, "two-v1/live", 3L, "three-v1/deleted"));
-
-      Dataset<Row> late = batch(spark, change("u", 1, 200, "one-v2-late"), change("u", 3, 350, "three-resurrected"),
-          change("u", 2, 500, "two-v2"), change("c", 4, 50, "four-v1"));
-      merge.apply(late, 1);
-      Map<Long, String> afterLate = Map.of(1L, "one-v3/live", 2L, "two-v2/live", 3L, "three-v1/deleted",
-          4L, "four-v1/live");
-      assertThat(state(spark)).isEqualTo(afterLate);
-
-      long snapshots = spark.table("mergetest.silver.people.snapshots").count();
-      merge.apply(late, 1);
-      assertThat(spark.table("mergetest.silver.people.snapshots").count()).isEqualTo(snapshots);
-      assertThat(state(spark)).isEqualTo(afterLate);
-    } finally {
-      spark.sparkContext().setLocalProperty("sql.streaming.queryId", null);
-    }
+  private Row change(String op, long id, long lsn) {
+    return change(op, id, lsn, "\"name\":\"" + id + "@" + lsn + "\"");
   }
 
-  private static Dataset<Row> batch(SparkSession spark, Row... rows) {
-    return spark.createDataFrame(new ArrayList<>(List.of(rows)), BRONZE);
+  private Row truncate(long lsn) {
+    return change("t", 0, lsn, "");
   }
 
-  private static Map<Long, String> state(SparkSession spark) {
+  private Dataset<Row> batch(Row... rows) {
+    return spark.createDataFrame(new ArrayList<>(List.of(rows)), DecodersIT.BRONZE);
+  }
+
+  /** Every row of a current-state table as id → name/state. */
+  private Map<Long, String> state(String table) {
     Map<Long, String> state = new TreeMap<>();
-    for (Row row : spark.sql("SELECT id, name, _is_deleted FROM mergetest.silver.people").collectAsList()) {
-      state.put(row.getLong(0), row.getString(1) + (row.getBoolean(2) ? "/deleted" : "/live"));
+    for (Row row : spark.sql("SELECT id, name, _is_deleted, _op FROM " + catalog + ".silver." + table).collectAsList()) {
+      state.put(row.getLong(0), row.getString(1) + (row.getBoolean(2) ? "/deleted-" + row.getString(3) : "/live"));
     }
     return state;
+  }
+
+  /** The whole table but the time each row was written, in a stable order, for comparing two tables. */
+  private List<String> content(String table) {
+    return spark.table(catalog + ".silver." + table).drop("_updated_at").orderBy("id", "_seq").toJSON()
+        .collectAsList();
+  }
+
+  private long snapshots(String table) {
+    return spark.table(catalog + ".silver." + table + ".snapshots").count();
+  }
+
+  @Test
+  void lateChangesLoseDeletesStayDeletedAndReplaysAreSkipped() throws Exception {
+    CdcMerge merge = merge("people", "");
+    merge.apply(batch(change("c", 1, 100), change("u", 1, 300), change("c", 2, 110), change("c", 3, 120),
+        change("d", 3, 400)), 0);
+    assertThat(state("people")).isEqualTo(Map.of(1L, "1@300/live", 2L, "2@110/live", 3L, "3@400/deleted-d"));
+
+    Dataset<Row> late = batch(change("u", 1, 200), change("u", 3, 350), change("u", 2, 500), change("c", 4, 50));
+    merge.apply(late, 1);
+    Map<Long, String> afterLate = Map.of(1L, "1@300/live", 2L, "2@500/live", 3L, "3@400/deleted-d", 4L, "4@50/live");
+    assertThat(state("people")).isEqualTo(afterLate);
+
+    long snapshots = snapshots("people");
+    merge.apply(late, 1);
+    assertThat(snapshots("people")).isEqualTo(snapshots);
+    assertThat(state("people")).isEqualTo(afterLate);
+  }
+
+  @Test
+  void aTruncateClearsOlderRowsAndLaterArrivingOlderChangesStayCleared() throws Exception {
+    List<List<Row>> batches = List.of(
+        List.of(change("c", 1, 100), change("c", 2, 110)),
+        List.of(truncate(300), change("u", 1, 350), change("c", 5, 250)),
+        List.of(change("c", 3, 200), change("u", 2, 290), change("c", 4, 400)));
+    CdcMerge incremental = merge("incremental", "");
+    for (int i = 0; i < batches.size(); i++) {
+      incremental.apply(batch(batches.get(i).toArray(new Row[0])), i);
+    }
+    assertThat(state("incremental")).isEqualTo(Map.of(1L, "1@350/live", 2L, "null/deleted-t", 3L, "null/deleted-t",
+        4L, "4@400/live", 5L, "null/deleted-t"));
+
+    CdcMerge rebuild = merge("rebuild", "");
+    rebuild.apply(batch(batches.stream().flatMap(List::stream).toArray(Row[]::new)), 0);
+    assertThat(content("rebuild")).isEqualTo(content("incremental"));
+  }
+
+  @Test
+  void hardDeletesRemoveTheRow() throws Exception {
+    CdcMerge merge = merge("people", "delete-mode = hard");
+    merge.apply(batch(change("c", 1, 100), change("c", 2, 110), change("d", 2, 120), change("c", 3, 130)), 0);
+    assertThat(state("people")).isEqualTo(Map.of(1L, "1@100/live", 3L, "3@130/live"));
+    merge.apply(batch(change("d", 1, 200), change("u", 3, 125), truncate(300), change("c", 4, 310)), 1);
+    assertThat(state("people")).isEqualTo(Map.of(4L, "4@310/live"));
+    merge.apply(batch(change("u", 3, 250), change("c", 5, 400)), 2);
+    assertThat(state("people")).as("changes older than the truncate stay away")
+        .isEqualTo(Map.of(4L, "4@310/live", 5L, "5@400/live"));
+  }
+
+  @Test
+  void historyKeepsEveryVersionWithItsValidityWhateverTheArrivalOrder() throws Exception {
+    List<List<Row>> batches = List.of(
+        List.of(change("c", 1, 100), change("u", 1, 300), change("c", 2, 150)),
+        List.of(change("u", 1, 200), change("d", 1, 400), change("u", 1, 200)),
+        List.of(truncate(500), change("c", 3, 600)),
+        List.of(change("u", 1, 450), change("u", 3, 550)));
+    CdcMerge merge = merge("history", "history = scd2");
+    for (int i = 0; i < batches.size(); i++) {
+      merge.apply(batch(batches.get(i).toArray(new Row[0])), i);
+    }
+    // id, name, op, valid from and to (source seconds), current
+    List<String> expected = List.of(
+        "1 1@100 c 100-200", "1 1@200 u 200-300", "1 1@300 u 300-400", "1 1@400 d 400-450", "1 1@450 u 450-500",
+        "1 null t 500- current",
+        "2 2@150 c 150-500", "2 null t 500- current",
+        "3 3@550 u 550-600", "3 3@600 c 600- current");
+    assertThat(history("history")).isEqualTo(expected);
+
+    long snapshots = snapshots("history");
+    merge.apply(batch(batches.get(3).toArray(new Row[0])), 3);
+    assertThat(snapshots("history")).as("replay skipped").isEqualTo(snapshots);
+    CdcMerge again = new CdcMerge(entity("history"), catalog + ".silver.history", catalog + ".silver.quarantine");
+    spark.sparkContext().setLocalProperty("sql.streaming.queryId", "another-stream");
+    again.apply(batch(batches.get(1).toArray(new Row[0])), 0);
+    assertThat(history("history")).as("applying old changes again recomputes the same timeline").isEqualTo(expected);
+
+    CdcMerge rebuild = merge("rebuilt", "history = scd2");
+    rebuild.apply(batch(batches.stream().flatMap(List::stream).toArray(Row[]::new)), 0);
+    assertThat(history("rebuilt")).isEqualTo(expected);
+  }
+
+  private SilverEntity entity(String table) {
+    TributaryConfig config = TributaryConfig.from(ConfigFactory.parseString("tributary {\n"
+        + " catalog { name = " + catalog + ", warehouse = \"" + dir.resolve("wh") + "\" }\n"
+        + " kafka.bootstrap-servers = \"127.0.0.1:1\"\n checkpoint-location = \"" + dir.resolve("cp") + "\"\n"
+        + " silver.entities." + table + " { source = bronze.people, key = [id], table = silver." + table
+        + ", schema = \"id BIGINT, name STRING\", history = scd2 }\n}"));
+    return config.silver().entities().get(table);
+  }
+
+  private List<String> history(String table) {
+    List<String> rows = new ArrayList<>();
+    for (Row row : spark.sql("SELECT id, name, _op, unix_seconds(_valid_from), unix_seconds(_valid_to), _is_current"
+        + " FROM " + catalog + ".silver." + table + " ORDER BY id, _seq").collectAsList()) {
+      rows.add(row.getLong(0) + " " + row.getString(1) + " " + row.getString(2) + " " + row.getLong(3) + "-"
+          + (row.isNullAt(4) ? "" : row.getLong(4)) + (row.getBoolean(5) ? " current" : ""));
+    }
+    return rows;
+  }
+
+  @Test
+  void evolveAddsNewFieldsNestedOnesTooAndWidensInts() throws Exception {
+    CdcMerge merge = merge("people", "id BIGINT, name STRING, age INT, address STRUCT<city: STRING>", "");
+    merge.apply(batch(change("c", 1, 100, "\"name\":\"a\",\"age\":30,\"address\":{\"city\":\"Ghent\"}")), 0);
+    merge.apply(batch(
+        change("u", 1, 200, "\"name\":\"a\",\"age\":3000000000,\"mood\":\"calm\","
+            + "\"address\":{\"city\":\"Ghent\",\"zip\":\"9000\"},\"tags\":{\"vip\":true}"),
+        change("c", 2, 210, "\"name\":\"b\",\"age\":20,\"mood\":null")), 1);
+    assertThat(spark.table(catalog + ".silver.people").schema().toDDL()).startsWith("id BIGINT,name STRING,"
+        + "age BIGINT,address STRUCT<city: STRING, zip: STRING>,");
+    assertThat(spark.table(catalog + ".silver.people").schema().fieldNames()).contains("mood", "tags");
+    assertThat(spark.sql("SELECT id, age, mood, address.zip, tags.vip FROM " + catalog + ".silver.people ORDER BY id")
+        .collectAsList().stream().map(Row::toString))
+        .containsExactly("[1,3000000000,calm,9000,true]", "[2,20,null,null,null]");
+    assertThat(spark.table(catalog + ".silver.quarantine").count()).isZero();
+  }
+
+  @Test
+  void ignoreDropsNewFieldsAndQuarantineRejectsTheirRecords() throws Exception {
+    Row[] changes = {change("c", 1, 100, "\"name\":\"a\",\"mood\":\"calm\""),
+        change("c", 2, 110, "\"name\":\"b\""), change("c", 3, 120, "\"name\":\"c\",\"age\":3000000000")};
+    CdcMerge ignore = merge("ignoring", "id BIGINT, name STRING, age INT", "schema-evolution = ignore");
+    ignore.apply(batch(changes), 0);
+    assertThat(spark.table(catalog + ".silver.ignoring").schema().fieldNames()).doesNotContain("mood");
+    assertThat(state("ignoring")).isEqualTo(Map.of(1L, "a/live", 2L, "b/live"));
+
+    CdcMerge quarantine = merge("strict", "id BIGINT, name STRING, age INT", "schema-evolution = quarantine");
+    spark.sparkContext().setLocalProperty("sql.streaming.queryId", "strict-stream");
+    quarantine.apply(batch(changes), 0);
+    assertThat(state("strict")).isEqualTo(Map.of(2L, "b/live"));
+    assertThat(spark.sql("SELECT entity, offset, stage, reason FROM " + catalog + ".silver.quarantine ORDER BY entity,"
+        + " offset").collectAsList().stream().map(Row::toString)).containsExactly(
+            "[ignoring,2,schema,column age: '3000000000' is not a int]",
+            "[strict,0,schema,unknown field mood (schema-evolution = quarantine)]",
+            "[strict,2,schema,column age: '3000000000' is not a int]");
   }
 }
