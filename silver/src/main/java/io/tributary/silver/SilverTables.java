@@ -69,8 +69,10 @@ final class SilverTables {
 
   static void createQuarantineTable(SparkSession spark, String catalog, TableName quarantine) {
     createNamespace(spark, catalog, quarantine);
+    // Every entity's stream appends here, so commits meet each other: retry them longer than Iceberg's default 4.
     spark.sql("CREATE TABLE IF NOT EXISTS " + catalog + "." + quarantine + " (" + QUARANTINE_COLUMNS + ") USING iceberg"
-        + " PARTITIONED BY (entity, days(quarantined_at))" + PROPERTIES);
+        + " PARTITIONED BY (entity, days(quarantined_at))"
+        + PROPERTIES.replace(")", ", 'commit.retry.num-retries' = '20')"));
   }
 
   private static void createNamespace(SparkSession spark, String catalog, TableName table) {

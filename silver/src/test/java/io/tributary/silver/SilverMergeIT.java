@@ -1,12 +1,10 @@
 package io.tributary.silver;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tributary.bronze.BronzeFixture;
 import io.tributary.bronze.BronzeIngestJob;
+import io.tributary.common.config.TableFormat;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.testing.SharedSpark;
 import io.tributary.localstack.GeneratedRecord;
@@ -21,12 +19,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
@@ -34,108 +31,120 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A generated Debezium stream with out-of-order updates, duplicates, deletes with tombstones, snapshot reads, a
- * truncate and malformed records, through bronze into silver: silver equals a reference computed here by replaying
- * the good events in sequence order, and quarantine holds exactly the malformed records.
+ * A generated shop stream (Debezium customers with out-of-order updates, duplicates, deletes with tombstones,
+ * snapshot reads, a truncate; JSON order events with duplicates; malformed records in both) through bronze into
+ * silver in small batches: every silver table equals a reference computed here by replaying the good events in
+ * sequence order, quarantine holds exactly the malformed records, a replayed batch changes nothing, and a rebuild
+ * from all of bronze in one batch ends in the same tables.
  */
 @ExtendWith({SharedSpark.class, SharedKafka.class})
 class SilverMergeIT {
-  private static final ObjectMapper JSON = new ObjectMapper();
-  private static final String SCHEMA = "id BIGINT, name STRING, email STRING, country STRING, tier STRING,"
+  static final String CUSTOMER_SCHEMA = "id BIGINT, name STRING, email STRING, country STRING, tier STRING,"
       + " credit_limit DECIMAL(10,2), created_at TIMESTAMP, updated_at TIMESTAMP";
+  static final String ORDER_SCHEMA = "order_id STRING, event_type STRING, customer_id BIGINT, status STRING,"
+      + " amount DECIMAL(10,2), currency STRING, items INT, seq BIGINT, event_time TIMESTAMP";
+
+  /** The shop's three entities, their tables suffixed; batches of {@code maxRows} bronze rows. */
+  static String entities(String suffix, long maxRows) {
+    return "tributary.silver.entities {\n"
+        + " customers" + suffix + " { source = bronze.customers, key = [id], table = silver.customers" + suffix
+        + ", buckets = 4, max-rows-per-trigger = " + maxRows + ", schema = \"" + CUSTOMER_SCHEMA + "\" }\n"
+        + " customer_history" + suffix + " { source = bronze.customers, key = [id], history = scd2,"
+        + " table = silver.customer_history" + suffix + ", max-rows-per-trigger = " + maxRows + ", schema = \""
+        + CUSTOMER_SCHEMA + "\" }\n"
+        + " orders" + suffix + " { source = bronze.orders, decoder = json, key = [order_id], sequence = [seq],"
+        + " event-time-field = event_time, table = silver.orders" + suffix + ", max-rows-per-trigger = " + maxRows
+        + ", schema = \"" + ORDER_SCHEMA + "\" }\n}";
+  }
 
   @Test
-  void silverEqualsTheReplayedReferenceAndAReplayedBatchChangesNothing(SparkSession spark, LocalKafkaBroker broker,
-      @TempDir Path dir) throws Exception {
+  void silverEqualsTheReplayedReferenceReplaysChangeNothingAndARebuildMatches(SparkSession spark,
+      LocalKafkaBroker broker, @TempDir Path dir) throws Exception {
     BronzeFixture fixture = new BronzeFixture(broker, dir);
-    fixture.createTopics(2, "customers");
-    GeneratorOptions options = new GeneratorOptions(0, 1200, 400, 0.3, 0.05, 0.02, true,
+    fixture.createTopics(2, "customers", "orders");
+    GeneratorOptions options = new GeneratorOptions(600, 1200, 400, 0.3, 0.05, 0.02, true,
         Instant.parse("2026-11-01T00:00:00Z"), Duration.ofHours(6), 17);
     List<GeneratedRecord> generated = new ArrayList<>();
-    ShopEventGenerator.records(options).forEachRemaining(record -> {
-      if (record.topic().equals(GeneratorOptions.CUSTOMERS_TOPIC)) {
-        generated.add(record);
-      }
-    });
-    String topic = fixture.topic("customers");
-    fixture.send("customers", generated.stream()
-        .map(r -> new ProducerRecord<>(topic, null, r.timestampMs(), r.key(), r.value()))
-        .toList());
+    ShopEventGenerator.records(options).forEachRemaining(generated::add);
+    for (String name : List.of("customers", "orders")) {
+      String topic = fixture.topic(name);
+      String source = name.equals("customers") ? GeneratorOptions.CUSTOMERS_TOPIC : GeneratorOptions.ORDERS_TOPIC;
+      fixture.send(name, generated.stream().filter(r -> r.topic().equals(source))
+          .map(r -> new ProducerRecord<>(topic, null, r.timestampMs(), r.key(), r.value())).toList());
+    }
 
     // Small batches on both sides, so that late changes meet newer ones already merged in an earlier batch.
-    TributaryConfig config = fixture.config(Map.of("customers", "customers"),
-        "tributary.bronze.defaults.max-offsets-per-trigger = 150\n"
-        + "tributary.silver.entities.customers { source = \"bronze.customers\", key = [\"id\"],"
-        + " table = \"silver.customers\", buckets = 4, max-rows-per-trigger = 100, schema = \"" + SCHEMA + "\" }");
+    TributaryConfig config = fixture.config(Map.of("customers", "customers", "orders", "orders"),
+        "tributary.bronze.defaults.max-offsets-per-trigger = 150\n" + entities("", 200));
     new BronzeIngestJob(spark, config).run(true);
     new SilverMergeJob(spark, config).run(true);
 
-    String silver = config.catalog().name() + ".silver.customers";
-    assertThat(spark.table(silver + ".snapshots").count()).as("silver commits").isGreaterThan(4);
-    Map<Long, List<String>> expected = reference(generated);
-    assertThat(expected).hasSizeGreaterThan(10);
-    assertThat(live(spark, silver)).isEqualTo(expected);
+    String lake = config.catalog().name();
+    assertThat(spark.table(lake + ".silver.customers.snapshots").count()).as("silver commits").isGreaterThan(4);
+    Map<Long, List<String>> customers = ShopReference.customers(generated);
+    assertThat(customers).hasSizeGreaterThan(10);
+    assertThat(ShopReference.liveCustomers(spark, lake + ".silver.customers")).isEqualTo(customers);
+    List<String> history = ShopReference.customerHistory(generated);
+    assertThat(history).anyMatch(version -> version.contains(" t ")).anyMatch(version -> version.contains(" d "));
+    assertThat(ShopReference.customerHistory(spark, lake + ".silver.customer_history")).isEqualTo(history);
+    Map<String, List<String>> orders = ShopReference.orders(generated);
+    assertThat(orders).hasSizeGreaterThan(100);
+    assertThat(ShopReference.orders(spark, lake + ".silver.orders")).isEqualTo(orders);
 
-    String quarantine = config.catalog().name() + ".silver.quarantine";
-    long malformed = generated.stream().filter(r -> r.kind() == GeneratedRecord.Kind.MALFORMED).count();
-    assertThat(malformed).isPositive();
-    assertThat(spark.table(quarantine).count()).isEqualTo(malformed);
-    assertThat(spark.table(quarantine).where("reason IS NULL OR reason = ''").count()).isZero();
+    String quarantine = lake + ".silver.quarantine";
+    assertThat(quarantined(spark, quarantine)).isEqualTo(Map.of(
+        "customers", malformed(generated, GeneratorOptions.CUSTOMERS_TOPIC),
+        "customer_history", malformed(generated, GeneratorOptions.CUSTOMERS_TOPIC),
+        "orders", malformed(generated, GeneratorOptions.ORDERS_TOPIC)));
     assertThat(spark.table(quarantine).selectExpr("reason").distinct().collectAsList().stream()
         .map(row -> row.getString(0)))
-        .allMatch(reason -> reason.equals("value is not valid UTF-8") || reason.equals("value is not valid JSON")
-            || reason.equals("unknown op 'x'") || reason.equals("missing key column id"));
+        .allMatch(reason -> List.of("value is not valid UTF-8", "value is not valid JSON", "unknown op 'x'",
+            "missing key column id", "event time event_time: 'not a time' is not an ISO timestamp or epoch"
+                + " milliseconds").contains(reason), "a known reason");
 
     // A crash after the MERGE commit and before the checkpoint's commit: Spark replays the last batch.
-    long snapshotsBefore = spark.table(silver + ".snapshots").count();
+    long snapshotsBefore = spark.table(lake + ".silver.customers.snapshots").count();
     long quarantinedBefore = spark.table(quarantine).count();
-    forgetLastCommit(config.checkpointFor("silver", io.tributary.common.config.TableFormat.ICEBERG,
-        config.silver().entities().get("customers").table()));
+    forgetLastCommit(config.checkpointFor("silver", TableFormat.ICEBERG, config.silver().entities().get("customers")
+        .table()));
     new SilverMergeJob(spark, config).run(true);
-    assertThat(spark.table(silver + ".snapshots").count()).isEqualTo(snapshotsBefore);
+    assertThat(spark.table(lake + ".silver.customers.snapshots").count()).isEqualTo(snapshotsBefore);
     assertThat(spark.table(quarantine).count()).isEqualTo(quarantinedBefore);
-    assertThat(live(spark, silver)).isEqualTo(expected);
+    assertThat(ShopReference.liveCustomers(spark, lake + ".silver.customers")).isEqualTo(customers);
+
+    // A rebuild: new tables from all of bronze, in one batch each.
+    TributaryConfig rebuild = fixture.config(Map.of("customers", "customers", "orders", "orders"),
+        entities("_rebuilt", 1_000_000));
+    new SilverMergeJob(spark, rebuild).run(true);
+    for (String table : List.of("customers", "customer_history", "orders")) {
+      assertThat(spark.sql("SELECT DISTINCT summary['tributary.batch-id'] FROM " + lake + ".silver." + table
+          + "_rebuilt.snapshots WHERE summary['tributary.batch-id'] IS NOT NULL").as(Encoders.STRING()).collectAsList())
+          .as(table + " in one batch").containsExactly("0");
+      assertThat(content(spark, lake + ".silver." + table + "_rebuilt")).as(table)
+          .isEqualTo(content(spark, lake + ".silver." + table));
+    }
   }
 
-  /** Live rows of silver as id → column values. */
-  private static Map<Long, List<String>> live(SparkSession spark, String silver) {
-    Map<Long, List<String>> rows = new TreeMap<>();
-    for (Row row : spark.sql("SELECT id, name, email, country, tier, CAST(credit_limit AS STRING),"
-        + " unix_micros(created_at), unix_micros(updated_at) FROM " + silver + " WHERE NOT _is_deleted").collectAsList()) {
-      rows.put(row.getLong(0), List.of(row.getString(1), row.getString(2), row.getString(3), row.getString(4),
-          row.getString(5), String.valueOf(row.getLong(6)), String.valueOf(row.getLong(7))));
+  private static Map<String, Long> quarantined(SparkSession spark, String table) {
+    Map<String, Long> counts = new java.util.TreeMap<>();
+    for (Row row : spark.sql("SELECT entity, count(*) FROM " + table + " GROUP BY entity").collectAsList()) {
+      counts.put(row.getString(0), row.getLong(1));
     }
-    return rows;
+    return counts;
   }
 
-  /** The state after applying every well-formed change in sequence (LSN) order: the source table's contents. */
-  private static Map<Long, List<String>> reference(List<GeneratedRecord> generated) throws IOException {
-    List<JsonNode> changes = new ArrayList<>();
-    for (GeneratedRecord record : generated) {
-      if (record.kind() == GeneratedRecord.Kind.EVENT) {
-        changes.add(JSON.readTree(new String(record.value(), UTF_8)));
-      }
-    }
-    changes.sort(Comparator.comparingLong(change -> change.path("source").path("lsn").asLong()));
-    Map<Long, List<String>> state = new TreeMap<>();
-    for (JsonNode change : changes) {
-      String op = change.path("op").asText();
-      switch (op) {
-        case "t" -> state.clear();
-        case "d" -> state.remove(change.path("before").path("id").asLong());
-        default -> {
-          JsonNode after = change.path("after");
-          state.put(after.path("id").asLong(), List.of(after.path("name").asText(), after.path("email").asText(),
-              after.path("country").asText(), after.path("tier").asText(),
-              new java.math.BigDecimal(after.path("credit_limit").asText()).setScale(2).toPlainString(),
-              after.path("created_at").asText(), after.path("updated_at").asText()));
-        }
-      }
-    }
-    return state;
+  private static long malformed(List<GeneratedRecord> generated, String topic) {
+    return generated.stream().filter(r -> r.topic().equals(topic) && r.kind() == GeneratedRecord.Kind.MALFORMED)
+        .count();
   }
 
-  private static void forgetLastCommit(String checkpoint) throws IOException {
+  /** Every row but the time it was written, in a stable order. */
+  static List<String> content(SparkSession spark, String table) {
+    String key = spark.table(table).columns()[0];
+    return spark.table(table).drop("_updated_at").orderBy(key, "_seq").toJSON().collectAsList();
+  }
+
+  static void forgetLastCommit(String checkpoint) throws IOException {
     Path commits = Path.of(checkpoint, "commits");
     try (Stream<Path> files = Files.list(commits)) {
       Path last = files.filter(file -> file.getFileName().toString().matches("\\d+"))
