@@ -6,9 +6,12 @@ import io.tributary.common.config.OnDataLoss;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.LakehouseSession;
 import io.tributary.common.lakehouse.StreamProgressLog;
+import io.tributary.common.lakehouse.StreamSupervisor;
 import io.tributary.common.lakehouse.Tables;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -52,82 +55,37 @@ public final class BronzeIngestJob {
    * failure stops all streams and is rethrown.
    */
   public void run(boolean once) {
-    List<BronzeSource> sources = config.bronze().sourceList();
-    List<StreamingQuery> queries = start(once);
-    int[] restarts = new int[queries.size()];
-    boolean[] done = new boolean[queries.size()];
-    try {
-      while (true) {
-        awaitAnyTermination();
-        boolean allDone = true;
-        for (int i = 0; i < queries.size(); i++) {
-          StreamingQuery query = queries.get(i);
-          if (query.isActive()) {
-            if (query.lastProgress() != null) {
-              // It has completed a batch since its last restart: the limit counts restarts in a row.
-              restarts[i] = 0;
-            }
-            allDone = false;
-            continue;
-          }
-          if (done[i]) {
-            continue;
-          }
-          if (query.exception().isEmpty()) {
-            if (!once) {
-              LOG.info("{} was stopped; stopping the other bronze streams", query.name());
-              return;
-            }
-            done[i] = true;
-            continue;
-          }
-          StreamingQueryException failure = query.exception().get();
-          if (!RetryableFailure.isRetryable(failure) || restarts[i] >= MAX_RESTARTS) {
-            throw explain(sources.get(i), failure);
-          }
-          restarts[i]++;
-          LOG.warn("{} failed ({}); restarting it from its checkpoint ({} of {})", query.name(),
-              RetryableFailure.describe(failure), restarts[i], MAX_RESTARTS);
-          queries.set(i, startStream(sources.get(i), once));
-          allDone = false;
+    LakehouseSession.registerCatalog(spark, config.catalog());
+    StreamProgressLog.attachTo(spark);
+    List<StreamSupervisor.Supervised> streams = new ArrayList<>();
+    for (BronzeSource source : config.bronze().sourceList()) {
+      table.createIfAbsent(spark, source);
+      streams.add(new StreamSupervisor.Supervised() {
+        @Override
+        public String name() {
+          return "bronze-" + source.name();
         }
-        if (allDone) {
-          return;
+
+        @Override
+        public StreamingQuery start() {
+          return startStream(source, once);
         }
-      }
-    } finally {
-      queries.forEach(BronzeIngestJob::stopQuietly);
+
+        @Override
+        public RuntimeException explain(StreamingQueryException failure) {
+          return BronzeIngestJob.this.explain(source, failure);
+        }
+      });
     }
+    new StreamSupervisor(spark, RESTARTS).run(streams, once);
   }
 
   private static final int MAX_RESTARTS = 3;
 
-  private void awaitAnyTermination() {
-    try {
-      // Polling with a timeout, then resetting: a query that ends between two polls is still seen on the next one.
-      spark.streams().awaitAnyTermination(1000);
-    } catch (StreamingQueryException failed) {
-      // Inspected per query by the caller.
-    }
-    spark.streams().resetTerminated();
-  }
-
-  /** Creates missing tables, checks for offsets lost in Kafka, then starts one query per source. */
-  private List<StreamingQuery> start(boolean once) {
-    LakehouseSession.registerCatalog(spark, config.catalog());
-    StreamProgressLog.attachTo(spark);
-    List<StreamingQuery> queries = new ArrayList<>();
-    try {
-      for (BronzeSource source : config.bronze().sourceList()) {
-        table.createIfAbsent(spark, source);
-        queries.add(startStream(source, once));
-      }
-    } catch (RuntimeException e) {
-      queries.forEach(BronzeIngestJob::stopQuietly);
-      throw e;
-    }
-    return queries;
-  }
+  private static final StreamSupervisor.RestartPolicy RESTARTS = new StreamSupervisor.RestartPolicy(
+      failure -> RetryableFailure.isRetryable(failure) ? Optional.of(RetryableFailure.describe(failure))
+          : Optional.empty(),
+      MAX_RESTARTS, Duration.ZERO);
 
   private StreamingQuery startStream(BronzeSource source, boolean once) {
     checkOffsets(source);
@@ -199,13 +157,5 @@ public final class BronzeIngestJob {
 
   private OffsetLossCheck lossCheck() {
     return new OffsetLossCheck(config.kafka().clientProperties(), spark.sessionState().newHadoopConf());
-  }
-
-  private static void stopQuietly(StreamingQuery query) {
-    try {
-      query.stop();
-    } catch (Exception e) {
-      LOG.warn("Stopping {} failed: {}", query.name(), e.getMessage());
-    }
   }
 }

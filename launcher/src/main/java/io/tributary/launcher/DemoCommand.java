@@ -1,21 +1,21 @@
 package io.tributary.launcher;
 
 import io.tributary.bronze.BronzeIngestJob;
-import io.tributary.common.config.SilverEntity;
-import io.tributary.silver.SilverMergeJob;
-import org.apache.spark.sql.Row;
 import io.tributary.common.cli.Arguments;
 import io.tributary.common.config.BronzeSource;
+import io.tributary.common.config.SilverEntity;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.Tables;
 import io.tributary.localstack.GeneratorOptions;
 import io.tributary.localstack.LocalKafkaBroker;
+import io.tributary.silver.SilverMergeJob;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -69,10 +69,23 @@ final class DemoCommand implements Command {
             + " substr(CAST(value AS STRING), 1, 70) AS value FROM " + table + " ORDER BY kafka_timestamp DESC LIMIT 5")
             .show(false);
       }
-      step("Silver: merging customer changes (Debezium) into current state, out-of-order safe");
+      step("Silver: merging each entity's changes from bronze, out-of-order safe");
       new SilverMergeJob(spark, config).run(true);
       for (SilverEntity entity : config.silver().entityList()) {
         String table = config.catalog().name() + "." + entity.table();
+        if (entity.history() == SilverEntity.History.SCD2) {
+          Row counts = spark.sql("SELECT count(*), count_if(_is_current AND NOT _is_deleted) FROM " + table).first();
+          step(String.format("Silver table %s: %,d versions, %,d current rows (history, SCD type 2)", table,
+              counts.getLong(0), counts.getLong(1)));
+          // The most recently changed key's whole timeline.
+          String key = String.join(", ", entity.key());
+          spark.sql("SELECT " + key + ", _op, _valid_from, _valid_to, _is_current, "
+              + String.join(", ", List.of(entity.schema().fieldNames()).stream()
+                  .filter(column -> !entity.key().contains(column)).toList())
+              + " FROM " + table + " WHERE (" + key + ") IN (SELECT " + key + " FROM " + table
+              + " WHERE _op <> 't' ORDER BY _valid_from DESC LIMIT 1) ORDER BY _seq").show(false);
+          continue;
+        }
         Row counts = spark.sql("SELECT count_if(NOT _is_deleted), count_if(_is_deleted) FROM " + table).first();
         step(String.format("Silver table %s: %,d current rows, %,d deleted keys kept as tombstones", table,
             counts.getLong(0), counts.getLong(1)));

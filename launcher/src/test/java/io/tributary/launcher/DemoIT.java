@@ -36,6 +36,8 @@ class DemoIT {
     assertThat(output).contains(String.format("Bronze table lake.bronze.orders: %,d rows", orders));
     assertThat(output).contains("Bronze table lake.bronze.customers: ");
     assertThat(output).containsPattern("Silver table lake.silver.customers: [0-9,]+ current rows");
+    assertThat(output).containsPattern("Silver table lake.silver.customer_history: [0-9,]+ versions, [0-9,]+ current");
+    assertThat(output).containsPattern("Silver table lake.silver.orders: [1-9][0-9,]* current rows");
     assertThat(output).contains("Quarantine lake.silver.quarantine");
     assertThat(output).contains("Stopping the local Kafka broker");
     assertThat(Files.exists(dir.resolve("warehouse/bronze/orders/metadata"))).isTrue();

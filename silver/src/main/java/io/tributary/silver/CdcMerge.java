@@ -3,7 +3,6 @@ package io.tributary.silver;
 import io.tributary.common.config.SilverEntity;
 import io.tributary.common.config.SilverEntity.SchemaEvolution;
 import io.tributary.silver.Truncates.Truncate;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.Table;
@@ -49,27 +48,34 @@ final class CdcMerge {
     StructType schema = SilverTables.entitySchema(silver);
     Dataset<Row> decoded = decode(envelopes, schema).persist();
     try {
-      if (entity.schemaEvolution() == SchemaEvolution.EVOLVE
-          && SchemaChanges.evolve(spark, decoded, silverTable, entity.name())) {
+      BatchSummary summary = BatchSummary.of(decoded);
+      if (entity.schemaEvolution() == SchemaEvolution.EVOLVE && summary.needsSchemaChange()
+          && SchemaChanges.evolve(spark, decoded, summary, silverTable, entity.name())) {
         decoded.unpersist();
         silver.refresh();
         schema = SilverTables.entitySchema(silver);
         decoded = decode(envelopes, schema).persist();
+        summary = BatchSummary.of(decoded);
       }
       Map<String, String> commit = CommittedBatches.properties(streamId, batchId);
-      quarantine(spark, decoded, streamId, batchId, commit);
-      List<Truncate> inBatch = truncates(decoded);
-      List<Truncate> all = inBatch.isEmpty() ? Truncates.of(silver) : Truncates.remember(silver, inBatch);
+      if (summary.rejected() > 0) {
+        quarantine(spark, decoded, streamId, batchId, commit);
+      }
+      List<Truncate> all = summary.truncates().isEmpty() ? Truncates.of(silver)
+          : Truncates.remember(silver, summary.truncates());
+      if (summary.changes() == 0 && summary.truncates().isEmpty()) {
+        return;
+      }
       Dataset<Row> changes = decoded.where("error IS NULL AND NOT tombstone AND op <> 't'")
           .selectExpr("row.*", "op AS _op", "seq AS _seq", "ts_ms AS _ts_ms", "op = 'd' AS _is_deleted",
               "topic AS _source_topic", "partition AS _source_partition", "offset AS _source_offset",
               "current_timestamp() AS _updated_at");
       Columns columns = new Columns(schema, entity.key());
       if (entity.history() == SilverEntity.History.SCD2) {
-        new HistoryMerge(silverTable, columns).apply(spark, changes, !inBatch.isEmpty(), all, commit);
+        new HistoryMerge(silverTable, columns).apply(spark, changes, !summary.truncates().isEmpty(), all, commit);
       } else {
         new CurrentStateMerge(silverTable, columns, entity.deleteMode())
-            .apply(spark, changes, Truncates.latest(inBatch), Truncates.latest(all), commit);
+            .apply(spark, changes, Truncates.latest(summary.truncates()), Truncates.latest(all), commit);
       }
     } finally {
       decoded.unpersist();
@@ -86,7 +92,7 @@ final class CdcMerge {
     Dataset<Row> rejected = decoded.where("error IS NOT NULL").selectExpr("topic", "partition", "offset",
         "kafka_timestamp", "key", "value", JsonFields.literal(entity.name()) + " AS entity", "stage", "error AS reason",
         "current_timestamp() AS quarantined_at");
-    if (rejected.isEmpty() || CommittedBatches.isCommitted(Spark3Util.loadIcebergTable(spark, quarantineTable),
+    if (CommittedBatches.isCommitted(Spark3Util.loadIcebergTable(spark, quarantineTable),
         streamId, batchId)) {
       return;
     }
@@ -96,13 +102,4 @@ final class CdcMerge {
     }, Exception.class);
   }
 
-  private static List<Truncate> truncates(Dataset<Row> decoded) {
-    List<Truncate> truncates = new ArrayList<>();
-    for (Row row : decoded.where("error IS NULL AND op = 't'")
-        .selectExpr("seq", "coalesce(ts_ms, unix_millis(kafka_timestamp))", "topic", "partition", "offset")
-        .collectAsList()) {
-      truncates.add(new Truncate(row.getList(0), row.getLong(1), row.getString(2), row.getInt(3), row.getLong(4)));
-    }
-    return truncates;
-  }
 }

@@ -23,22 +23,22 @@ final class SchemaChanges {
 
   private SchemaChanges() {}
 
-  /** Applies what {@code decoded} (the output of {@link EntityRows}) asks for; returns whether anything changed. */
-  static boolean evolve(SparkSession spark, Dataset<Row> decoded, String table, String entity) {
+  /**
+   * Applies what the batch asks for ({@code decoded} is the output of {@link EntityRows}); returns whether anything
+   * changed.
+   */
+  static boolean evolve(SparkSession spark, Dataset<Row> decoded, BatchSummary summary, String table,
+      String entity) {
     List<String> statements = new ArrayList<>();
-    List<String> added = decoded.selectExpr("explode(unknown_fields) AS field").distinct().orderBy("field")
-        .as(org.apache.spark.sql.Encoders.STRING()).collectAsList();
-    for (String path : added) {
+    for (String path : summary.unknownFields()) {
       DataType type = inferredType(decoded, path);
       if (type == null) {
         continue;
       }
       statements.add("ALTER TABLE " + table + " ADD COLUMN " + quoted(path) + " " + type.sql());
     }
-    List<String> widened = decoded.selectExpr("explode(widen) AS field").distinct().orderBy("field")
-        .as(org.apache.spark.sql.Encoders.STRING()).collectAsList();
     StructType current = spark.table(table).schema();
-    for (String column : widened) {
+    for (String column : summary.widen()) {
       DataType from = current.apply(column).dataType();
       DataType to = from.equals(DataTypes.IntegerType) ? DataTypes.LongType : DataTypes.DoubleType;
       statements.add("ALTER TABLE " + table + " ALTER COLUMN " + quoted(column) + " TYPE " + to.sql());

@@ -6,6 +6,8 @@ import io.tributary.common.config.TableFormat;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.LakehouseSession;
 import io.tributary.common.lakehouse.StreamProgressLog;
+import io.tributary.common.lakehouse.StreamSupervisor;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
@@ -14,7 +16,6 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.streaming.StreamingQuery;
-import org.apache.spark.sql.streaming.StreamingQueryException;
 import org.apache.spark.sql.streaming.Trigger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,67 +43,71 @@ public final class SilverMergeJob {
     }
   }
 
+  /**
+   * Runs until every entity has caught up ({@code once}) or until the job is stopped. A stream that loses an Iceberg
+   * commit to a concurrent writer is restarted from its checkpoint (with a growing pause, at most
+   * {@value #MAX_RESTARTS} times in a row); any other failure stops all streams and is rethrown.
+   */
   public void run(boolean once) {
     LakehouseSession.registerCatalog(spark, config.catalog());
     StreamProgressLog.attachTo(spark);
     String catalog = config.catalog().name();
     String quarantine = catalog + "." + config.silver().quarantine();
     SilverTables.createQuarantineTable(spark, catalog, config.silver().quarantine());
-    List<StreamingQuery> queries = new ArrayList<>();
-    try {
-      for (SilverEntity entity : config.silver().entityList()) {
-        queries.add(start(entity, catalog, quarantine, once));
-      }
-      if (once) {
-        for (StreamingQuery query : queries) {
-          query.awaitTermination();
+    List<StreamSupervisor.Supervised> streams = new ArrayList<>();
+    for (SilverEntity entity : config.silver().entityList()) {
+      prepare(entity, catalog);
+      streams.add(new StreamSupervisor.Supervised() {
+        @Override
+        public String name() {
+          return "silver-" + entity.name();
         }
-      } else {
-        spark.streams().awaitAnyTermination();
-        for (StreamingQuery query : queries) {
-          if (query.exception().isDefined()) {
-            throw query.exception().get();
-          }
+
+        @Override
+        public StreamingQuery start() {
+          return SilverMergeJob.this.start(entity, catalog, quarantine, once);
         }
-      }
-    } catch (StreamingQueryException e) {
-      throw new IllegalStateException("Silver stream failed: " + e.getMessage(), e);
-    } catch (TimeoutException e) {
-      throw new IllegalStateException("A silver stream did not start in time", e);
-    } finally {
-      for (StreamingQuery query : queries) {
-        try {
-          query.stop();
-        } catch (Exception e) {
-          LOG.warn("Stopping {} failed: {}", query.name(), e.getMessage());
-        }
-      }
+      });
     }
+    new StreamSupervisor(spark, RESTARTS).run(streams, once);
   }
 
-  private StreamingQuery start(SilverEntity entity, String catalog, String quarantine, boolean once)
-      throws TimeoutException {
+  private static final int MAX_RESTARTS = 10;
+
+  private static final StreamSupervisor.RestartPolicy RESTARTS = new StreamSupervisor.RestartPolicy(
+      CommitConflicts::reason, MAX_RESTARTS, Duration.ofSeconds(2));
+
+  private void prepare(SilverEntity entity, String catalog) {
     String bronze = catalog + "." + entity.source();
     if (!spark.catalog().tableExists(bronze)) {
       throw new IllegalStateException("tributary.silver.entities." + entity.name() + ".source: bronze table " + bronze
           + " does not exist yet; run bronze first");
     }
     SilverTables.createEntityTable(spark, catalog, entity);
+  }
+
+  private StreamingQuery start(SilverEntity entity, String catalog, String quarantine, boolean once) {
+    String bronze = catalog + "." + entity.source();
     String silver = catalog + "." + entity.table();
     CdcMerge merge = new CdcMerge(entity, silver, quarantine);
     LOG.info("silver-{}: {} -> {} ({})", entity.name(), bronze, silver,
         once ? "until caught up" : "every " + entity.trigger().toMillis() + " ms");
-    return spark.readStream().format("iceberg")
-        // Compaction of bronze replaces files without adding records: nothing for silver to read there.
-        .option("streaming-skip-overwrite-snapshots", "true")
-        .option("streaming-skip-delete-snapshots", "true")
-        .option("streaming-max-rows-per-micro-batch", String.valueOf(entity.maxRowsPerTrigger()))
-        .load(bronze)
-        .writeStream()
-        .queryName("silver-" + entity.name())
-        .option("checkpointLocation", config.checkpointFor("silver", TableFormat.ICEBERG, entity.table()))
-        .trigger(once ? Trigger.AvailableNow() : Trigger.ProcessingTime(entity.trigger().toMillis()))
-        .foreachBatch((VoidFunction2<Dataset<Row>, Long>) merge::apply)
-        .start();
+    try {
+      return spark.readStream().format("iceberg")
+          // Compaction's replace snapshots add no records and are always passed over; overwrite and delete
+          // snapshots (a correction or an erasure in bronze) are passed over too instead of failing the stream.
+          .option("streaming-skip-overwrite-snapshots", "true")
+          .option("streaming-skip-delete-snapshots", "true")
+          .option("streaming-max-rows-per-micro-batch", String.valueOf(entity.maxRowsPerTrigger()))
+          .load(bronze)
+          .writeStream()
+          .queryName("silver-" + entity.name())
+          .option("checkpointLocation", config.checkpointFor("silver", TableFormat.ICEBERG, entity.table()))
+          .trigger(once ? Trigger.AvailableNow() : Trigger.ProcessingTime(entity.trigger().toMillis()))
+          .foreachBatch((VoidFunction2<Dataset<Row>, Long>) merge::apply)
+          .start();
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("silver-" + entity.name() + " did not start in time", e);
+    }
   }
 }

@@ -38,14 +38,14 @@ import org.junit.jupiter.api.io.TempDir;
  * from all of bronze in one batch ends in the same tables.
  */
 @ExtendWith({SharedSpark.class, SharedKafka.class})
-class SilverMergeIT {
-  static final String CUSTOMER_SCHEMA = "id BIGINT, name STRING, email STRING, country STRING, tier STRING,"
+public class SilverMergeIT {
+  public static final String CUSTOMER_SCHEMA = "id BIGINT, name STRING, email STRING, country STRING, tier STRING,"
       + " credit_limit DECIMAL(10,2), created_at TIMESTAMP, updated_at TIMESTAMP";
-  static final String ORDER_SCHEMA = "order_id STRING, event_type STRING, customer_id BIGINT, status STRING,"
+  public static final String ORDER_SCHEMA = "order_id STRING, event_type STRING, customer_id BIGINT, status STRING,"
       + " amount DECIMAL(10,2), currency STRING, items INT, seq BIGINT, event_time TIMESTAMP";
 
   /** The shop's three entities, their tables suffixed; batches of {@code maxRows} bronze rows. */
-  static String entities(String suffix, long maxRows) {
+  public static String entities(String suffix, long maxRows) {
     return "tributary.silver.entities {\n"
         + " customers" + suffix + " { source = bronze.customers, key = [id], table = silver.customers" + suffix
         + ", buckets = 4, max-rows-per-trigger = " + maxRows + ", schema = \"" + CUSTOMER_SCHEMA + "\" }\n"
@@ -102,6 +102,12 @@ class SilverMergeIT {
             "missing key column id", "event time event_time: 'not a time' is not an ISO timestamp or epoch"
                 + " milliseconds").contains(reason), "a known reason");
 
+    // Compaction of bronze commits a replace snapshot, which the silver streams must pass over.
+    spark.sql("CALL " + lake + ".system.rewrite_data_files(table => 'bronze.customers',"
+        + " options => map('min-input-files', '2', 'rewrite-all', 'true'))").collectAsList();
+    assertThat(spark.sql("SELECT operation FROM " + lake + ".bronze.customers.snapshots").as(Encoders.STRING())
+        .collectAsList()).contains("replace");
+
     // A crash after the MERGE commit and before the checkpoint's commit: Spark replays the last batch.
     long snapshotsBefore = spark.table(lake + ".silver.customers.snapshots").count();
     long quarantinedBefore = spark.table(quarantine).count();
@@ -125,7 +131,7 @@ class SilverMergeIT {
     }
   }
 
-  private static Map<String, Long> quarantined(SparkSession spark, String table) {
+  public static Map<String, Long> quarantined(SparkSession spark, String table) {
     Map<String, Long> counts = new java.util.TreeMap<>();
     for (Row row : spark.sql("SELECT entity, count(*) FROM " + table + " GROUP BY entity").collectAsList()) {
       counts.put(row.getString(0), row.getLong(1));
@@ -133,13 +139,13 @@ class SilverMergeIT {
     return counts;
   }
 
-  private static long malformed(List<GeneratedRecord> generated, String topic) {
+  public static long malformed(List<GeneratedRecord> generated, String topic) {
     return generated.stream().filter(r -> r.topic().equals(topic) && r.kind() == GeneratedRecord.Kind.MALFORMED)
         .count();
   }
 
   /** Every row but the time it was written, in a stable order. */
-  static List<String> content(SparkSession spark, String table) {
+  public static List<String> content(SparkSession spark, String table) {
     String key = spark.table(table).columns()[0];
     return spark.table(table).drop("_updated_at").orderBy(key, "_seq").toJSON().collectAsList();
   }

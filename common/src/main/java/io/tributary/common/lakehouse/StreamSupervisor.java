@@ -1,0 +1,131 @@
+package io.tributary.common.lakehouse;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.streaming.StreamingQuery;
+import org.apache.spark.sql.streaming.StreamingQueryException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs a layer's streaming queries until they have caught up ({@code once}) or until one is stopped, restarting a
+ * query from its checkpoint when it failed for a reason a restart fixes (its sink must be idempotent per batch).
+ * The limit counts restarts in a row: a query that completes a batch after a restart starts counting afresh. Any
+ * other failure stops every query and is rethrown as the stream explains it.
+ */
+public final class StreamSupervisor {
+  private static final Logger LOG = LoggerFactory.getLogger(StreamSupervisor.class);
+
+  /** One supervised stream. */
+  public interface Supervised {
+    String name();
+
+    /** Starts (or restarts) the query from its checkpoint. */
+    StreamingQuery start();
+
+    /** The failure as the user should see it, when it is not restarted. */
+    default RuntimeException explain(StreamingQueryException failure) {
+      return new IllegalStateException(name() + " failed: " + failure.getMessage(), failure);
+    }
+  }
+
+  /**
+   * Which failures a restart fixes.
+   *
+   * @param reason why a failure is retryable, in words for the log; empty when it is fatal
+   * @param maxRestartsInARow restarts of one query without a completed batch in between
+   * @param backoff the pause before the n-th restart in a row is {@code n * backoff}
+   */
+  public record RestartPolicy(Function<Throwable, Optional<String>> reason, int maxRestartsInARow, Duration backoff) {}
+
+  private final SparkSession spark;
+  private final RestartPolicy policy;
+
+  public StreamSupervisor(SparkSession spark, RestartPolicy policy) {
+    this.spark = spark;
+    this.policy = policy;
+  }
+
+  public void run(List<? extends Supervised> streams, boolean once) {
+    List<StreamingQuery> queries = new ArrayList<>();
+    try {
+      for (Supervised stream : streams) {
+        queries.add(stream.start());
+      }
+      int[] restarts = new int[queries.size()];
+      boolean[] done = new boolean[queries.size()];
+      while (true) {
+        awaitAnyTermination();
+        boolean allDone = true;
+        for (int i = 0; i < queries.size(); i++) {
+          StreamingQuery query = queries.get(i);
+          if (query.isActive()) {
+            if (query.lastProgress() != null) {
+              restarts[i] = 0;
+            }
+            allDone = false;
+            continue;
+          }
+          if (done[i]) {
+            continue;
+          }
+          if (query.exception().isEmpty()) {
+            if (!once) {
+              LOG.info("{} was stopped; stopping the other streams", query.name());
+              return;
+            }
+            done[i] = true;
+            continue;
+          }
+          StreamingQueryException failure = query.exception().get();
+          Optional<String> reason = policy.reason().apply(failure);
+          if (reason.isEmpty() || restarts[i] >= policy.maxRestartsInARow()) {
+            throw streams.get(i).explain(failure);
+          }
+          restarts[i]++;
+          LOG.warn("{} failed ({}); restarting it from its checkpoint ({} of {})", query.name(), reason.get(),
+              restarts[i], policy.maxRestartsInARow());
+          pause(policy.backoff().multipliedBy(restarts[i]));
+          queries.set(i, streams.get(i).start());
+          allDone = false;
+        }
+        if (allDone) {
+          return;
+        }
+      }
+    } finally {
+      queries.forEach(StreamSupervisor::stopQuietly);
+    }
+  }
+
+  private void awaitAnyTermination() {
+    try {
+      // Polling with a timeout, then resetting: a query that ends between two polls is still seen on the next one.
+      spark.streams().awaitAnyTermination(1000);
+    } catch (StreamingQueryException failed) {
+      // Inspected per query by the caller.
+    }
+    spark.streams().resetTerminated();
+  }
+
+  private static void pause(Duration duration) {
+    try {
+      Thread.sleep(duration.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted while waiting to restart a stream", e);
+    }
+  }
+
+  private static void stopQuietly(StreamingQuery query) {
+    try {
+      query.stop();
+    } catch (Exception e) {
+      LOG.warn("Stopping {} failed: {}", query.name(), e.getMessage());
+    }
+  }
+}

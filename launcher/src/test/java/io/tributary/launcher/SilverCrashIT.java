@@ -1,0 +1,112 @@
+package io.tributary.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.tributary.bronze.BronzeFixture;
+import io.tributary.bronze.BronzeIngestJob;
+import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.LakehouseSession;
+import io.tributary.common.testing.SharedSpark;
+import io.tributary.localstack.GeneratedRecord;
+import io.tributary.localstack.GeneratorOptions;
+import io.tributary.localstack.LocalKafkaBroker;
+import io.tributary.localstack.ShopEventGenerator;
+import io.tributary.localstack.testing.SharedKafka;
+import io.tributary.silver.ShopReference;
+import io.tributary.silver.SilverMergeIT;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A silver process killed with SIGKILL twice in the middle of its streams, then run to the end: every silver table
+ * converges to the reference state, and quarantine holds each bad record once.
+ */
+@ExtendWith({SharedSpark.class, SharedKafka.class})
+class SilverCrashIT {
+
+  @Test
+  void silverKilledTwiceMidStreamConvergesToTheReference(SparkSession spark, LocalKafkaBroker broker,
+      @TempDir Path dir) throws Exception {
+    BronzeFixture fixture = new BronzeFixture(broker, dir);
+    fixture.createTopics(2, "customers", "orders");
+    GeneratorOptions options = new GeneratorOptions(400, 1200, 300, 0.3, 0.05, 0.02, true,
+        Instant.parse("2026-11-01T00:00:00Z"), Duration.ofHours(6), 23);
+    List<GeneratedRecord> generated = new ArrayList<>();
+    ShopEventGenerator.records(options).forEachRemaining(generated::add);
+    for (String name : List.of("customers", "orders")) {
+      String topic = fixture.topic(name);
+      String source = name.equals("customers") ? GeneratorOptions.CUSTOMERS_TOPIC : GeneratorOptions.ORDERS_TOPIC;
+      fixture.send(name, generated.stream().filter(r -> r.topic().equals(source))
+          .map(r -> new ProducerRecord<>(topic, null, r.timestampMs(), r.key(), r.value())).toList());
+    }
+    // Small bronze files (silver reads whole files) and small batches every 100 ms, so that a kill lands between
+    // (or inside) many merges.
+    String hocon = fixture.hocon(Map.of("customers", "customers", "orders", "orders"),
+        "tributary.bronze.defaults.max-offsets-per-trigger = 100\n" + SilverMergeIT.entities("", 100)
+            + "\ntributary.silver.defaults.trigger = \"100 ms\"");
+    Path configFile = dir.resolve("lakehouse.conf");
+    Files.writeString(configFile, hocon);
+    TributaryConfig config = TributaryConfig.load(configFile);
+    new BronzeIngestJob(spark, config).run(true);
+    LakehouseSession.registerCatalog(spark, config.catalog());
+    String lake = config.catalog().name();
+    Map<Long, List<String>> customers = ShopReference.customers(generated);
+    Path log = dir.resolve("silver.log");
+
+    for (long killAfter : new long[] {3, 8}) {
+      Process silver = ChildProcess.start(log, "silver", "--config", configFile.toString());
+      try {
+        await().atMost(Duration.ofMinutes(4)).pollInterval(Duration.ofMillis(200))
+            .until(() -> !silver.isAlive() || commits(spark, lake + ".silver.customers") >= killAfter);
+      } catch (org.awaitility.core.ConditionTimeoutException e) {
+        silver.destroyForcibly();
+        throw new AssertionError("silver made " + commits(spark, lake + ".silver.customers")
+            + " commits; log:\n" + tail(log), e);
+      }
+      assertThat(silver.isAlive()).as("silver still running; log:\n%s", tail(log)).isTrue();
+      silver.destroyForcibly();
+      assertThat(silver.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      assertThat(silver.exitValue()).as("killed by SIGKILL").isEqualTo(137);
+      assertThat(ShopReference.liveCustomers(spark, lake + ".silver.customers")).as("killed mid-stream")
+          .isNotEqualTo(customers);
+    }
+
+    Process catchUp = ChildProcess.start(log, "silver", "--config", configFile.toString(), "--once");
+    assertThat(catchUp.waitFor(8, TimeUnit.MINUTES)).isTrue();
+    assertThat(catchUp.exitValue()).as("log:\n%s", tail(log)).isZero();
+
+    assertThat(ShopReference.liveCustomers(spark, lake + ".silver.customers")).isEqualTo(customers);
+    assertThat(ShopReference.customerHistory(spark, lake + ".silver.customer_history"))
+        .isEqualTo(ShopReference.customerHistory(generated));
+    assertThat(ShopReference.orders(spark, lake + ".silver.orders")).isEqualTo(ShopReference.orders(generated));
+    assertThat(SilverMergeIT.quarantined(spark, lake + ".silver.quarantine")).isEqualTo(Map.of(
+        "customers", SilverMergeIT.malformed(generated, GeneratorOptions.CUSTOMERS_TOPIC),
+        "customer_history", SilverMergeIT.malformed(generated, GeneratorOptions.CUSTOMERS_TOPIC),
+        "orders", SilverMergeIT.malformed(generated, GeneratorOptions.ORDERS_TOPIC)));
+  }
+
+  private static long commits(SparkSession spark, String table) {
+    try {
+      return spark.table(table + ".snapshots").count();
+    } catch (Exception notYetCreated) {
+      return 0;
+    }
+  }
+
+  private static String tail(Path log) throws Exception {
+    List<String> lines = Files.exists(log) ? Files.readAllLines(log) : List.of();
+    return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+  }
+}

@@ -1,0 +1,37 @@
+package io.tributary.silver;
+
+import io.tributary.silver.Truncates.Truncate;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+
+/**
+ * What a decoded batch holds, in one pass over it: how many records are rejected and how many are changes, the
+ * fields the schema does not know, the columns that need a wider type, and the truncates.
+ */
+record BatchSummary(long rejected, long changes, List<String> unknownFields, List<String> widen,
+    List<Truncate> truncates) {
+
+  static BatchSummary of(Dataset<Row> decoded) {
+    Row row = decoded.selectExpr(
+        "count_if(error IS NOT NULL)",
+        "count_if(error IS NULL AND NOT tombstone AND op <> 't')",
+        "array_sort(array_distinct(flatten(collect_list(unknown_fields))))",
+        "array_sort(array_distinct(flatten(collect_list(widen))))",
+        "collect_list(CASE WHEN error IS NULL AND op = 't' THEN named_struct('seq', seq,"
+            + " 'ts_ms', coalesce(ts_ms, unix_millis(kafka_timestamp)), 'topic', topic, 'partition', partition,"
+            + " 'offset', offset) END)")
+        .first();
+    List<Truncate> truncates = new ArrayList<>();
+    for (Row truncate : row.<Row>getList(4)) {
+      truncates.add(new Truncate(truncate.getList(0), truncate.getLong(1), truncate.getString(2), truncate.getInt(3),
+          truncate.getLong(4)));
+    }
+    return new BatchSummary(row.getLong(0), row.getLong(1), row.getList(2), row.getList(3), truncates);
+  }
+
+  boolean needsSchemaChange() {
+    return !unknownFields.isEmpty() || !widen.isEmpty();
+  }
+}
