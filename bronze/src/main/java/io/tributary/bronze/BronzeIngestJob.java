@@ -99,6 +99,14 @@ public final class BronzeIngestJob {
     }
   }
 
+  /** Creates the bronze tables that do not exist yet (also done by {@link #run}). */
+  public void createTables() {
+    LakehouseSession.registerCatalog(spark, config.catalog());
+    for (BronzeSource source : config.bronze().sourceList()) {
+      table.createIfAbsent(spark, source);
+    }
+  }
+
   /**
    * The streaming read of one source exactly as bronze runs it, without the table write. Benchmarks write it to
    * Spark's {@code noop} sink to measure the Kafka-source ceiling on the same path.

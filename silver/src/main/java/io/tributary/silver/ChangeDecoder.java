@@ -25,10 +25,24 @@ interface ChangeDecoder {
     };
   }
 
-  /** The checks every JSON decoder starts with, as CASE branches; {@code _json} is the value as text. */
-  static String textChecks() {
+  /**
+   * The field that {@code from_json} fills with the input when it is not valid JSON: a decoder adds it to its parse
+   * schema, so validity costs no second parse.
+   */
+  String CORRUPT = "_corrupt_record";
+
+  /**
+   * The checks every JSON decoder starts with, as CASE branches; {@code _json} is the value as text and
+   * {@code parsed} the struct it was parsed into, with a {@link #CORRUPT} field.
+   */
+  static String textChecks(String parsed) {
     return "WHEN value IS NULL THEN NULL"
         + " WHEN NOT is_valid_utf8(_json) THEN 'value is not valid UTF-8'"
-        + " WHEN try_parse_json(_json) IS NULL THEN 'value is not valid JSON'";
+        + " WHEN " + parsed + "." + CORRUPT + " IS NOT NULL OR " + parsed + " IS NULL THEN 'value is not valid JSON'";
+  }
+
+  /** {@code from_json} of {@code text} into {@code schema} plus the {@link #CORRUPT} field. */
+  static String parse(String text, org.apache.spark.sql.types.StructType schema) {
+    return "from_json(" + text + ", " + JsonFields.literal(schema.add(CORRUPT, "STRING").toDDL()) + ")";
   }
 }

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.types.StructType;
 
 /**
  * Debezium change events from the JSON converter, with or without the schema/payload wrapper: ops c, u, d, r
@@ -24,25 +25,31 @@ final class DebeziumJsonDecoder implements ChangeDecoder {
   public Dataset<Row> envelopes(Dataset<Row> bronze) {
     List<String> paths = new ArrayList<>(List.of("op", "ts_ms", "source.ts_ms", "before", "after"));
     paths.addAll(sequence);
-    String envelope = JsonFields.schemaOf(paths).toDDL().replace("'", "\\'");
+    StructType envelope = JsonFields.schemaOf(paths);
+    // One parse: the envelope's fields and, for the schema converter's wrapper, the payload as text (parsed again
+    // only then).
+    List<String> unwrapped = new ArrayList<>();
+    for (String field : envelope.fieldNames()) {
+      unwrapped.add(JsonFields.literal(field) + ", _outer.`" + field + "`");
+    }
+    String sequenceError = JsonFields.sequenceError("_env", sequence);
     return bronze
         .withColumn("_json", expr("CAST(value AS STRING)"))
-        // With the schema converter the envelope sits in "payload"; without it, it is the whole value.
-        .withColumn("_env", expr("from_json(coalesce(from_json(_json, 'STRUCT<payload: STRING>').payload, _json), '"
-            + envelope + "')"))
+        .withColumn("_outer", expr(ChangeDecoder.parse("_json", envelope.add("payload", "STRING"))))
+        .withColumn("_env", expr("CASE WHEN _outer.payload IS NOT NULL THEN from_json(_outer.payload, "
+            + JsonFields.literal(envelope.toDDL()) + ") ELSE named_struct(" + String.join(", ", unwrapped) + ") END"))
         .withColumn("op", expr("_env.op"))
         .withColumn("seq", expr(JsonFields.sequence("_env", sequence)))
         .withColumn("ts_ms", expr("try_cast(coalesce(_env.source.ts_ms, _env.ts_ms) AS BIGINT)"))
         .withColumn("image", expr("CASE WHEN _env.op = 'd' THEN _env.before ELSE _env.after END"))
-        .withColumn("envelope_error", expr("CASE " + ChangeDecoder.textChecks()
+        .withColumn("envelope_error", expr("CASE " + ChangeDecoder.textChecks("_outer")
             + " WHEN op IS NULL THEN 'missing op'"
             + " WHEN op NOT IN ('c', 'u', 'd', 'r', 't') THEN concat('unknown op ''', op, '''')"
-            + " WHEN " + JsonFields.sequenceError("_env", sequence) + " IS NOT NULL THEN "
-            + JsonFields.sequenceError("_env", sequence)
+            + " WHEN " + sequenceError + " IS NOT NULL THEN " + sequenceError
             + " WHEN op = 't' THEN NULL"
             + " WHEN image IS NULL OR image = 'null' THEN"
             + " CASE WHEN op = 'd' THEN 'missing before image' ELSE 'missing after image' END"
             + " ELSE NULL END"))
-        .drop("_json", "_env");
+        .drop("_json", "_outer", "_env");
   }
 }

@@ -8,8 +8,10 @@ import java.util.List;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.MapType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
@@ -19,8 +21,12 @@ import org.apache.spark.sql.types.StructType;
  * the fields the schema does not know and the int or float columns whose value needs a wider type, so that
  * {@link SchemaChanges} can evolve the table.
  *
+ * <p>The image is parsed once, into a map of each field's JSON text: creating a JSON parser costs more than parsing
+ * a small record, so every further parse of the same record is avoided.
+ *
  * <p>Output: the source coordinates and raw bytes, {@code op}, {@code seq}, {@code ts_ms}, {@code image},
- * {@code row} (the entity's columns), {@code unknown_fields}, {@code widen}, {@code tombstone}, {@code error} and {@code stage} (decode or schema).
+ * {@code row} (the entity's columns), {@code unknown_fields}, {@code widen}, {@code tombstone}, {@code error} and
+ * {@code stage} (decode or schema).
  */
 final class EntityRows {
   private static final String NONE = "CAST(array() AS ARRAY<STRING>)";
@@ -38,12 +44,11 @@ final class EntityRows {
   Dataset<Row> decode(Dataset<Row> envelopes) {
     return envelopes
         .withColumn("_raw", expr("from_json(image, 'MAP<STRING, STRING>')"))
-        .withColumn("_parsed", expr("from_json(image, '" + parseSchema().toDDL().replace("'", "\\'") + "')"))
         .withColumn("row", rowColumn())
         // Only a record that is a change with an image can teach the schema anything.
         .withColumn("_has_image", expr("value IS NOT NULL AND envelope_error IS NULL AND op <> 't' AND _raw IS NOT NULL"))
         .withColumn("unknown_fields", expr(policy == SchemaEvolution.IGNORE ? NONE
-            : "CASE WHEN _has_image THEN " + unknownFields(schema, "image", "") + " ELSE " + NONE + " END"))
+            : "CASE WHEN _has_image THEN " + unknownFields(schema, "_raw") + " ELSE " + NONE + " END"))
         .withColumn("widen", expr("CASE WHEN _has_image THEN " + widen() + " ELSE " + NONE + " END"))
         .withColumn("tombstone", expr("value IS NULL"))
         .withColumn("error", errorColumn())
@@ -53,28 +58,25 @@ final class EntityRows {
             "unknown_fields", "widen", "tombstone", "error", "stage");
   }
 
-  /** Timestamps and dates are read as text first: sources send them as epoch numbers or ISO strings. */
-  private StructType parseSchema() {
-    List<StructField> fields = new ArrayList<>();
-    for (StructField field : schema.fields()) {
-      DataType type = isTemporal(field.dataType()) ? DataTypes.StringType : field.dataType();
-      fields.add(new StructField(field.name(), type, true, field.metadata()));
-    }
-    return new StructType(fields.toArray(new StructField[0]));
-  }
-
   private Column rowColumn() {
     List<String> parts = new ArrayList<>();
     for (StructField field : schema.fields()) {
-      parts.add(JsonFields.literal(field.name()) + ", " + converted(field));
+      parts.add(JsonFields.literal(field.name()) + ", " + converted(field.dataType(),
+          "_raw[" + JsonFields.literal(field.name()) + "]"));
     }
-    return expr("CASE WHEN _parsed IS NULL THEN NULL ELSE named_struct(" + String.join(", ", parts) + ") END");
+    return expr("CASE WHEN _raw IS NULL THEN NULL ELSE named_struct(" + String.join(", ", parts) + ") END");
   }
 
-  /** The parsed value of a field, with the common temporal encodings turned into Spark types. */
-  private static String converted(StructField field) {
-    String raw = "_parsed.`" + field.name() + "`";
-    if (field.dataType().equals(DataTypes.TimestampType)) {
+  /**
+   * A field's value from its JSON text: strings as they are, numbers and booleans cast (a number sent as a string
+   * is accepted, a number that does not fit is not), nested values parsed, and the common temporal encodings of
+   * timestamps and dates turned into Spark types.
+   */
+  private static String converted(DataType type, String raw) {
+    if (type.equals(DataTypes.StringType)) {
+      return raw;
+    }
+    if (type.equals(DataTypes.TimestampType)) {
       // Epoch numbers: microseconds (Debezium MicroTimestamp), milliseconds (Timestamp) or seconds, told apart by
       // size; anything else is parsed as an ISO timestamp (ZonedTimestamp).
       return "CASE WHEN " + raw + " RLIKE '^-?[0-9]+$' THEN timestamp_micros(CASE"
@@ -83,30 +85,52 @@ final class EntityRows {
           + " ELSE CAST(" + raw + " AS BIGINT) * 1000000 END)"
           + " ELSE try_to_timestamp(" + raw + ") END";
     }
-    if (field.dataType().equals(DataTypes.DateType)) {
+    if (type.equals(DataTypes.DateType)) {
       // Debezium's Date is days since the epoch.
       return "CASE WHEN " + raw + " RLIKE '^-?[0-9]+$' THEN date_add(DATE'1970-01-01', CAST(" + raw + " AS INT))"
           + " ELSE try_to_date(" + raw + ") END";
     }
-    return raw;
+    if (type.equals(DataTypes.BinaryType)) {
+      // Debezium sends bytes as base64.
+      return "try_to_binary(" + raw + ", 'base64')";
+    }
+    if (type instanceof StructType || type instanceof ArrayType || type instanceof MapType) {
+      return "from_json(" + raw + ", " + JsonFields.literal(type.sql()) + ")";
+    }
+    return "try_cast(" + raw + " AS " + type.sql() + ")";
   }
 
   /**
-   * The dotted paths of the fields in {@code json} that {@code struct} does not have, descending into struct
-   * columns (not into arrays or maps).
+   * The dotted paths of the fields in the image that {@code struct} does not have: the top level from the parsed
+   * map, struct columns (not arrays or maps) from their JSON text.
    */
-  static String unknownFields(StructType struct, String json, String prefix) {
-    String known = String.join(", ", List.of(struct.fieldNames()).stream().map(JsonFields::literal).toList());
+  static String unknownFields(StructType struct, String map) {
     List<String> parts = new ArrayList<>();
-    parts.add("transform(array_except(coalesce(json_object_keys(" + json + "), CAST(array() AS ARRAY<STRING>)),"
-        + " CAST(array(" + known + ") AS ARRAY<STRING>)), k -> concat(" + JsonFields.literal(prefix) + ", k))");
+    parts.add(unknown(struct, "map_keys(" + map + ")", ""));
     for (StructField field : struct.fields()) {
       if (field.dataType() instanceof StructType nested) {
-        String child = "get_json_object(" + json + ", " + JsonFields.literal("$['" + field.name() + "']") + ")";
-        parts.add(unknownFields(nested, child, prefix + field.name() + "."));
+        parts.add(unknownNested(nested, map + "[" + JsonFields.literal(field.name()) + "]", field.name() + "."));
       }
     }
     return parts.size() == 1 ? parts.get(0) : "concat(" + String.join(", ", parts) + ")";
+  }
+
+  private static String unknownNested(StructType struct, String json, String prefix) {
+    List<String> parts = new ArrayList<>();
+    parts.add(unknown(struct, "coalesce(json_object_keys(" + json + "), " + NONE + ")", prefix));
+    for (StructField field : struct.fields()) {
+      if (field.dataType() instanceof StructType nested) {
+        parts.add(unknownNested(nested, "get_json_object(" + json + ", "
+            + JsonFields.literal("$['" + field.name() + "']") + ")", prefix + field.name() + "."));
+      }
+    }
+    return parts.size() == 1 ? parts.get(0) : "concat(" + String.join(", ", parts) + ")";
+  }
+
+  private static String unknown(StructType struct, String keys, String prefix) {
+    String known = String.join(", ", List.of(struct.fieldNames()).stream().map(JsonFields::literal).toList());
+    return "transform(array_except(" + keys + ", CAST(array(" + known + ") AS ARRAY<STRING>)), k -> concat("
+        + JsonFields.literal(prefix) + ", k))";
   }
 
   /** The top-level int and float columns whose value in this record only fits the wider type. */
@@ -147,9 +171,5 @@ final class EntityRows {
           + " ' (schema-evolution = quarantine)')");
     }
     return expr("CASE " + String.join(" ", checks) + " ELSE NULL END");
-  }
-
-  private static boolean isTemporal(DataType type) {
-    return type.equals(DataTypes.TimestampType) || type.equals(DataTypes.DateType);
   }
 }

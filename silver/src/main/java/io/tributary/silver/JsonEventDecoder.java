@@ -34,8 +34,10 @@ final class JsonEventDecoder implements ChangeDecoder {
     opField.ifPresent(paths::add);
     eventTimeField.ifPresent(paths::add);
     List<String> checks = new ArrayList<>();
-    checks.add(ChangeDecoder.textChecks());
-    checks.add("WHEN NOT startswith(ltrim(_json), '{') THEN 'value is not a JSON object'");
+    // A JSON array or scalar does not parse into the event's fields either: say what it is, not that it is broken.
+    checks.add("WHEN value IS NOT NULL AND NOT startswith(ltrim(_json), '{') AND is_valid_utf8(_json)"
+        + " AND try_parse_json(_json) IS NOT NULL THEN 'value is not a JSON object'");
+    checks.add(ChangeDecoder.textChecks("_event"));
     opField.ifPresent(field -> checks.add("WHEN " + JsonFields.column("_event", field) + " IS NULL THEN "
         + JsonFields.literal("missing op field " + field)));
     if (!sequence.isEmpty()) {
@@ -53,12 +55,9 @@ final class JsonEventDecoder implements ChangeDecoder {
         .map(text -> "CASE WHEN " + text + " RLIKE '^-?[0-9]+$' THEN try_cast(" + text + " AS BIGINT)"
             + " ELSE unix_millis(try_to_timestamp(" + text + ")) END")
         .orElse("unix_millis(kafka_timestamp)");
-    Dataset<Row> events = bronze.withColumn("_json", expr("CAST(value AS STRING)"));
-    if (!paths.isEmpty()) {
-      events = events.withColumn("_event", expr("from_json(_json, '"
-          + JsonFields.schemaOf(paths).toDDL().replace("'", "\\'") + "')"));
-    }
-    return events
+    return bronze
+        .withColumn("_json", expr("CAST(value AS STRING)"))
+        .withColumn("_event", expr(ChangeDecoder.parse("_json", JsonFields.schemaOf(paths))))
         .withColumn("op", expr("CASE WHEN value IS NULL THEN NULL ELSE " + op + " END"))
         .withColumn("seq", expr(JsonFields.sequence("_event", sequence)))
         .withColumn("ts_ms", expr(eventTime))
