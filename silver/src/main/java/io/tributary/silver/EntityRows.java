@@ -79,7 +79,7 @@ final class EntityRows {
     if (type.equals(DataTypes.TimestampType)) {
       // Epoch numbers: microseconds (Debezium MicroTimestamp), milliseconds (Timestamp) or seconds, told apart by
       // size; anything else is parsed as an ISO timestamp (ZonedTimestamp).
-      return "CASE WHEN " + raw + " RLIKE '^-?[0-9]+$' THEN timestamp_micros(CASE"
+      return "CASE WHEN try_cast(" + raw + " AS BIGINT) IS NOT NULL THEN timestamp_micros(CASE"
           + " WHEN abs(CAST(" + raw + " AS BIGINT)) >= 100000000000000 THEN CAST(" + raw + " AS BIGINT)"
           + " WHEN abs(CAST(" + raw + " AS BIGINT)) >= 100000000000 THEN CAST(" + raw + " AS BIGINT) * 1000"
           + " ELSE CAST(" + raw + " AS BIGINT) * 1000000 END)"
@@ -87,7 +87,8 @@ final class EntityRows {
     }
     if (type.equals(DataTypes.DateType)) {
       // Debezium's Date is days since the epoch.
-      return "CASE WHEN " + raw + " RLIKE '^-?[0-9]+$' THEN date_add(DATE'1970-01-01', CAST(" + raw + " AS INT))"
+      return "CASE WHEN try_cast(" + raw + " AS INT) IS NOT NULL THEN date_add(DATE'1970-01-01', CAST(" + raw
+          + " AS INT))"
           + " ELSE try_to_date(" + raw + ") END";
     }
     if (type.equals(DataTypes.BinaryType)) {

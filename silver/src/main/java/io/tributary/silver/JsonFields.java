@@ -78,8 +78,7 @@ final class JsonFields {
   }
 
   private static String sequenceElement(String text) {
-    return "CASE WHEN " + text + " RLIKE '^-?[0-9]+$' THEN try_cast(" + text + " AS BIGINT)"
-        + " ELSE unix_micros(try_to_timestamp(" + text + ")) END";
+    return "coalesce(try_cast(" + text + " AS BIGINT), unix_micros(try_to_timestamp(" + text + ")))";
   }
 
   /** Why the sequence cannot order this change, or null. */
