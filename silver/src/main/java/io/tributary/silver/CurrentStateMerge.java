@@ -16,7 +16,8 @@ import org.apache.spark.sql.types.StructField;
  * Kafka position) applies, so an out-of-order or replayed change matches no clause. A delete leaves a tombstone
  * row ({@code _is_deleted}) or, with delete-mode hard, removes the row. A truncate clears every older row; a change
  * older than the latest truncate that arrives later becomes the same tombstone the truncate left (key kept, values
- * null), so an incremental run and a rebuild from all of bronze end in the same table.
+ * null; with delete-mode hard it is dropped), so an incremental run and a rebuild from all of bronze end in the
+ * same table.
  */
 final class CurrentStateMerge {
   private final String table;

@@ -98,6 +98,11 @@ final class EntityRows {
     if (type instanceof StructType || type instanceof ArrayType || type instanceof MapType) {
       return "from_json(" + raw + ", " + JsonFields.literal(type.sql()) + ")";
     }
+    if (type.equals(DataTypes.FloatType)) {
+      // A cast to float overflows to Infinity instead of failing: a value beyond float's range is a type error.
+      return "CASE WHEN abs(try_cast(" + raw + " AS DOUBLE)) > 3.4028234663852886E38 THEN NULL ELSE try_cast(" + raw
+          + " AS FLOAT) END";
+    }
     return "try_cast(" + raw + " AS " + type.sql() + ")";
   }
 
@@ -107,7 +112,10 @@ final class EntityRows {
    */
   static String unknownFields(StructType struct, String map) {
     List<String> parts = new ArrayList<>();
-    parts.add(unknown(struct, "map_keys(" + map + ")", ""));
+    // A field named like one of Tributary's columns cannot become a column: it is dropped, never added.
+    List<String> known = new ArrayList<>(List.of(struct.fieldNames()));
+    known.addAll(SilverTables.RESERVED);
+    parts.add(unknown(known, "map_keys(" + map + ")", ""));
     for (StructField field : struct.fields()) {
       if (field.dataType() instanceof StructType nested) {
         parts.add(unknownNested(nested, map + "[" + JsonFields.literal(field.name()) + "]", field.name() + "."));
@@ -118,7 +126,7 @@ final class EntityRows {
 
   private static String unknownNested(StructType struct, String json, String prefix) {
     List<String> parts = new ArrayList<>();
-    parts.add(unknown(struct, "coalesce(json_object_keys(" + json + "), " + NONE + ")", prefix));
+    parts.add(unknown(List.of(struct.fieldNames()), "coalesce(json_object_keys(" + json + "), " + NONE + ")", prefix));
     for (StructField field : struct.fields()) {
       if (field.dataType() instanceof StructType nested) {
         parts.add(unknownNested(nested, "get_json_object(" + json + ", "
@@ -128,8 +136,8 @@ final class EntityRows {
     return parts.size() == 1 ? parts.get(0) : "concat(" + String.join(", ", parts) + ")";
   }
 
-  private static String unknown(StructType struct, String keys, String prefix) {
-    String known = String.join(", ", List.of(struct.fieldNames()).stream().map(JsonFields::literal).toList());
+  private static String unknown(List<String> names, String keys, String prefix) {
+    String known = String.join(", ", names.stream().map(JsonFields::literal).toList());
     return "transform(array_except(" + keys + ", CAST(array(" + known + ") AS ARRAY<STRING>)), k -> concat("
         + JsonFields.literal(prefix) + ", k))";
   }
@@ -159,11 +167,11 @@ final class EntityRows {
     checks.add("WHEN op = 't' THEN NULL");
     checks.add("WHEN _raw IS NULL THEN 'the image is not a JSON object'");
     for (String column : key) {
-      checks.add("WHEN row.`" + column + "` IS NULL THEN " + JsonFields.literal("missing key column " + column));
+      checks.add("WHEN row." + Columns.quote(column) + " IS NULL THEN " + JsonFields.literal("missing key column " + column));
     }
     for (StructField field : schema.fields()) {
       String raw = "_raw[" + JsonFields.literal(field.name()) + "]";
-      checks.add("WHEN " + raw + " IS NOT NULL AND row.`" + field.name() + "` IS NULL THEN concat("
+      checks.add("WHEN " + raw + " IS NOT NULL AND row." + Columns.quote(field.name()) + " IS NULL THEN concat("
           + JsonFields.literal("column " + field.name() + ": '") + ", " + raw + ", "
           + JsonFields.literal("' is not a " + field.dataType().simpleString()) + ")");
     }

@@ -35,7 +35,8 @@ final class JsonEventDecoder implements ChangeDecoder {
     eventTimeField.ifPresent(paths::add);
     List<String> checks = new ArrayList<>();
     // A JSON array or scalar does not parse into the event's fields either: say what it is, not that it is broken.
-    checks.add("WHEN value IS NOT NULL AND NOT startswith(ltrim(_json), '{') AND is_valid_utf8(_json)"
+    checks.add("WHEN value IS NOT NULL AND NOT startswith(ltrim(_json), '{') AND NOT _json RLIKE '^\\\\s*\\\\{'"
+        + " AND is_valid_utf8(_json)"
         + " AND try_parse_json(_json) IS NOT NULL THEN 'value is not a JSON object'");
     checks.add(ChangeDecoder.textChecks("_event"));
     opField.ifPresent(field -> checks.add("WHEN " + JsonFields.column("_event", field) + " IS NULL THEN "

@@ -57,7 +57,7 @@ final class SchemaChanges {
   private static DataType inferredType(Dataset<Row> decoded, String path) {
     StringBuilder jsonPath = new StringBuilder("$");
     for (String part : path.split("\\.")) {
-      jsonPath.append("['").append(part).append("']");
+      jsonPath.append("['").append(part.replace("'", "\\'")).append("']");
     }
     String ddl = decoded.where("array_contains(unknown_fields, " + JsonFields.literal(path) + ")")
         .selectExpr("schema_of_variant_agg(variant_get(try_parse_json(image), " + JsonFields.literal(jsonPath.toString())
@@ -73,8 +73,17 @@ final class SchemaChanges {
     return withoutVariants(DataType.fromDDL(spark));
   }
 
-  /** Arrays of mixed JSON values come back as VARIANT, which Iceberg cannot store: keep them as JSON text. */
+  /**
+   * Types Iceberg cannot store become text: VARIANT (arrays of mixed JSON values), VOID (only nulls seen, e.g. in
+   * an empty array) and empty structs.
+   */
   private static DataType withoutVariants(DataType type) {
+    if (type instanceof StructType struct && struct.fields().length == 0) {
+      return DataTypes.StringType;
+    }
+    if (type instanceof org.apache.spark.sql.types.NullType) {
+      return DataTypes.StringType;
+    }
     if (type instanceof StructType struct) {
       List<StructField> fields = new ArrayList<>();
       for (StructField field : struct.fields()) {

@@ -94,8 +94,9 @@ public final class SilverMergeJob {
         once ? "until caught up" : "every " + entity.trigger().toMillis() + " ms");
     try {
       return spark.readStream().format("iceberg")
-          // Compaction's replace snapshots add no records and are always passed over; overwrite and delete
-          // snapshots (a correction or an erasure in bronze) are passed over too instead of failing the stream.
+          // Compaction's replace snapshots add no records and are always passed over. Overwrite and delete
+          // snapshots (a correction or an erasure in bronze) are passed over too instead of failing the stream;
+          // silver does not follow them incrementally (a rebuild from bronze does), see the README.
           .option("streaming-skip-overwrite-snapshots", "true")
           .option("streaming-skip-delete-snapshots", "true")
           .option("streaming-max-rows-per-micro-batch", String.valueOf(entity.maxRowsPerTrigger()))

@@ -23,6 +23,11 @@ final class SilverTables {
   static final String CHANGE_COLUMNS = "_op STRING, _seq ARRAY<BIGINT>, _ts_ms BIGINT, _is_deleted BOOLEAN,"
       + " _source_topic STRING, _source_partition INT, _source_offset BIGINT, _updated_at TIMESTAMP";
 
+  /** The names of Tributary's own columns in an entity's table. */
+  static final java.util.Set<String> RESERVED = java.util.Set.of("_op", "_seq", "_ts_ms", "_is_deleted",
+      "_source_topic", "_source_partition", "_source_offset", "_updated_at", "_valid_from", "_valid_to",
+      "_is_current");
+
   /** With history = scd2, each row is a version, valid from its change's time until the next version's. */
   static final String VALIDITY_COLUMNS = "_valid_from TIMESTAMP, _valid_to TIMESTAMP, _is_current BOOLEAN";
 
@@ -60,7 +65,7 @@ final class SilverTables {
   static StructType entitySchema(Table table) {
     List<StructField> fields = new ArrayList<>();
     for (StructField field : SparkSchemaUtil.convert(table.schema()).fields()) {
-      if (!field.name().startsWith("_")) {
+      if (!RESERVED.contains(field.name())) {
         fields.add(field);
       }
     }

@@ -37,10 +37,10 @@ final class Truncates {
       for (int i = 0; i < seq.size(); i++) {
         StringBuilder alternative = new StringBuilder();
         for (int j = 0; j < i; j++) {
-          alternative.append("element_at(").append(column).append(", ").append(j + 1).append(") = ")
+          alternative.append("try_element_at(").append(column).append(", ").append(j + 1).append(") = ")
               .append(seq.get(j)).append("L AND ");
         }
-        alternative.append("element_at(").append(column).append(", ").append(i + 1).append(") < ").append(seq.get(i))
+        alternative.append("try_element_at(").append(column).append(", ").append(i + 1).append(") < ").append(seq.get(i))
             .append('L');
         alternatives.add("(" + alternative + ")");
       }

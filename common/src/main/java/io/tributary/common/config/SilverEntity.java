@@ -128,6 +128,13 @@ public record SilverEntity(
     }
     DeleteMode deleteMode = reader.oneOf("delete-mode", DeleteMode.class);
     History history = reader.oneOf("history", History.class);
+    if (history == History.SCD2 && sequence.isEmpty()) {
+      reader.problem("sequence", "must name the field(s) that order versions when history = scd2; [] cannot order"
+          + " a key's history");
+    }
+    if (deleteOps != null && deleteOps.isEmpty()) {
+      reader.problem("delete-ops", "must not be empty; leave it out for the default [\"d\", \"delete\"]");
+    }
     if (deleteMode == DeleteMode.HARD && history == History.SCD2) {
       reader.problem("delete-mode", "hard cannot be combined with history = scd2, which keeps every version");
     }

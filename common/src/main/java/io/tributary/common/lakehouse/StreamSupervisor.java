@@ -73,7 +73,7 @@ public final class StreamSupervisor {
           if (done[i]) {
             continue;
           }
-          if (query.exception().isEmpty()) {
+          if (query.exception().isEmpty() || interruptedByStop(query.exception().get())) {
             if (!once) {
               LOG.info("{} was stopped; stopping the other streams", query.name());
               return;
@@ -100,6 +100,19 @@ public final class StreamSupervisor {
     } finally {
       queries.forEach(StreamSupervisor::stopQuietly);
     }
+  }
+
+  /**
+   * A query stopped while its thread sleeps (a trigger wait, a commit retry's back-off) can end with the interrupt
+   * as its exception: that is a stop, not a failure.
+   */
+  private static boolean interruptedByStop(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof InterruptedException || cause instanceof java.nio.channels.ClosedByInterruptException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private void awaitAnyTermination() {

@@ -241,4 +241,26 @@ class TributaryConfigTest {
             + " schema = \"id BIGINT\" }"),
         "tributary.silver.entities.people.key: is missing");
   }
+
+  @Test
+  void namesTheSilverSettingsThatContradictEachOther() {
+    String people = "tributary.silver.entities.people { source = bronze.people, table = silver.people,"
+        + " key = [id], schema = \"id BIGINT\", ";
+    assertRejected(with(people + "decoder = json }"),
+        "tributary.silver.entities.people.sequence: is missing: name the event's version field(s), e.g. [\"seq\"],"
+            + " or set [] to let the latest record in Kafka win");
+    assertRejected(with(people + "decoder = json, sequence = [], history = scd2 }"),
+        "tributary.silver.entities.people.sequence: must name the field(s) that order versions when history = scd2;"
+            + " [] cannot order a key's history");
+    assertRejected(with(people + "delete-mode = hard, history = scd2 }"),
+        "tributary.silver.entities.people.delete-mode: hard cannot be combined with history = scd2, which keeps"
+            + " every version");
+    assertRejected(with(people + "op-field = kind }"),
+        "tributary.silver.entities.people.op-field: applies to decoder = json only; Debezium's envelope names its"
+            + " op and time");
+    assertRejected(with(people + "decoder = json, sequence = [v], delete-ops = [gone] }"),
+        "tributary.silver.entities.people.delete-ops: needs op-field, the field whose value names the operation");
+    assertRejected(with(people + "schema-evolution = maybe }"),
+        "tributary.silver.entities.people.schema-evolution: must be one of evolve, ignore, quarantine; got 'maybe'");
+  }
 }
