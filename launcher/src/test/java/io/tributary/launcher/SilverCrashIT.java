@@ -11,7 +11,6 @@ import io.tributary.common.testing.SharedSpark;
 import io.tributary.localstack.GeneratedRecord;
 import io.tributary.localstack.GeneratorOptions;
 import io.tributary.localstack.LocalKafkaBroker;
-import io.tributary.localstack.ShopEventGenerator;
 import io.tributary.localstack.testing.SharedKafka;
 import io.tributary.silver.ShopReference;
 import io.tributary.silver.SilverMergeIT;
@@ -19,11 +18,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -40,17 +37,8 @@ class SilverCrashIT {
   void silverKilledTwiceMidStreamConvergesToTheReference(SparkSession spark, LocalKafkaBroker broker,
       @TempDir Path dir) throws Exception {
     BronzeFixture fixture = new BronzeFixture(broker, dir);
-    fixture.createTopics(2, "customers", "orders");
-    GeneratorOptions options = new GeneratorOptions(400, 1200, 300, 0.3, 0.05, 0.02, true,
-        Instant.parse("2026-11-01T00:00:00Z"), Duration.ofHours(6), 23);
-    List<GeneratedRecord> generated = new ArrayList<>();
-    ShopEventGenerator.records(options).forEachRemaining(generated::add);
-    for (String name : List.of("customers", "orders")) {
-      String topic = fixture.topic(name);
-      String source = name.equals("customers") ? GeneratorOptions.CUSTOMERS_TOPIC : GeneratorOptions.ORDERS_TOPIC;
-      fixture.send(name, generated.stream().filter(r -> r.topic().equals(source))
-          .map(r -> new ProducerRecord<>(topic, null, r.timestampMs(), r.key(), r.value())).toList());
-    }
+    List<GeneratedRecord> generated = SilverMergeIT.sendShopStream(fixture, new GeneratorOptions(400, 1200, 300,
+        0.3, 0.05, 0.02, true, Instant.parse("2026-11-01T00:00:00Z"), Duration.ofHours(6), 23));
     // Small bronze files (silver reads whole files) and small batches every 100 ms, so that a kill lands between
     // (or inside) many merges.
     String hocon = fixture.hocon(Map.of("customers", "customers", "orders", "orders"),

@@ -7,13 +7,10 @@ import org.apache.spark.sql.types.StructType;
 
 /** The column lists a merge statement needs: the entity's (key first) and Tributary's change columns. */
 record Columns(StructType schema, List<String> key) {
-  static final List<String> CHANGE = List.of("_op", "_seq", "_ts_ms", "_is_deleted", "_source_topic",
-      "_source_partition", "_source_offset", "_updated_at");
-
   /** Every column of a current-state row, quoted. */
   List<String> all() {
     List<String> all = new ArrayList<>(entity());
-    all.addAll(CHANGE);
+    all.addAll(SilverTables.CHANGE_NAMES);
     return all;
   }
 

@@ -32,7 +32,6 @@ final class DebeziumJsonDecoder implements ChangeDecoder {
     for (String field : envelope.fieldNames()) {
       unwrapped.add(JsonFields.literal(field) + ", _outer.`" + field + "`");
     }
-    String sequenceError = JsonFields.sequenceError("_env", sequence);
     return bronze
         .withColumn("_json", expr("CAST(value AS STRING)"))
         .withColumn("_outer", expr(ChangeDecoder.parse("_json", envelope.add("payload", "STRING"))))
@@ -45,7 +44,7 @@ final class DebeziumJsonDecoder implements ChangeDecoder {
         .withColumn("envelope_error", expr("CASE " + ChangeDecoder.textChecks("_outer")
             + " WHEN op IS NULL THEN 'missing op'"
             + " WHEN op NOT IN ('c', 'u', 'd', 'r', 't') THEN concat('unknown op ''', op, '''')"
-            + " WHEN " + sequenceError + " IS NOT NULL THEN " + sequenceError
+            + " " + JsonFields.sequenceChecks("_env", sequence)
             + " WHEN op = 't' THEN NULL"
             + " WHEN image IS NULL OR image = 'null' THEN"
             + " CASE WHEN op = 'd' THEN 'missing before image' ELSE 'missing after image' END"

@@ -42,8 +42,7 @@ final class JsonEventDecoder implements ChangeDecoder {
     opField.ifPresent(field -> checks.add("WHEN " + JsonFields.column("_event", field) + " IS NULL THEN "
         + JsonFields.literal("missing op field " + field)));
     if (!sequence.isEmpty()) {
-      checks.add("WHEN " + JsonFields.sequenceError("_event", sequence) + " IS NOT NULL THEN "
-          + JsonFields.sequenceError("_event", sequence));
+      checks.add(JsonFields.sequenceChecks("_event", sequence));
     }
     eventTimeField.ifPresent(field -> checks.add("WHEN " + JsonFields.column("_event", field) + " IS NULL THEN "
         + JsonFields.literal("missing event time " + field) + " WHEN ts_ms IS NULL THEN concat("

@@ -64,7 +64,7 @@ final class JsonFields {
 
   /**
    * The sequence as ARRAY&lt;BIGINT&gt;: each field's integer, or an ISO timestamp's epoch microseconds; null where a
-   * field is missing or neither (see {@link #sequenceError}).
+   * field is missing or neither (see {@link #sequenceChecks}).
    */
   static String sequence(String struct, List<String> paths) {
     if (paths.isEmpty()) {
@@ -81,8 +81,8 @@ final class JsonFields {
     return "coalesce(try_cast(" + text + " AS BIGINT), unix_micros(try_to_timestamp(" + text + ")))";
   }
 
-  /** Why the sequence cannot order this change, or null. */
-  static String sequenceError(String struct, List<String> paths) {
+  /** CASE branches saying why the sequence cannot order this change (none matches when it can). */
+  static String sequenceChecks(String struct, List<String> paths) {
     List<String> checks = new ArrayList<>();
     for (String path : paths) {
       String text = column(struct, path);
@@ -90,6 +90,6 @@ final class JsonFields {
       checks.add("WHEN " + sequenceElement(text) + " IS NULL THEN concat(" + literal("sequence " + path + ": '")
           + ", " + text + ", ''' is not an integer or an ISO timestamp')");
     }
-    return checks.isEmpty() ? "CAST(NULL AS STRING)" : "CASE " + String.join(" ", checks) + " ELSE NULL END";
+    return String.join(" ", checks);
   }
 }

@@ -4,6 +4,8 @@ import io.tributary.common.config.SilverEntity;
 import io.tributary.common.config.TableName;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.spark.SparkSchemaUtil;
 import org.apache.spark.sql.SparkSession;
@@ -23,20 +25,22 @@ final class SilverTables {
   static final String CHANGE_COLUMNS = "_op STRING, _seq ARRAY<BIGINT>, _ts_ms BIGINT, _is_deleted BOOLEAN,"
       + " _source_topic STRING, _source_partition INT, _source_offset BIGINT, _updated_at TIMESTAMP";
 
-  /** The names of Tributary's own columns in an entity's table. */
-  static final java.util.Set<String> RESERVED = java.util.Set.of("_op", "_seq", "_ts_ms", "_is_deleted",
-      "_source_topic", "_source_partition", "_source_offset", "_updated_at", "_valid_from", "_valid_to",
-      "_is_current");
-
   /** With history = scd2, each row is a version, valid from its change's time until the next version's. */
   static final String VALIDITY_COLUMNS = "_valid_from TIMESTAMP, _valid_to TIMESTAMP, _is_current BOOLEAN";
+
+  /** The names of {@link #CHANGE_COLUMNS}, in table order. */
+  static final List<String> CHANGE_NAMES = List.of(StructType.fromDDL(CHANGE_COLUMNS).fieldNames());
+
+  /** The names of Tributary's own columns in an entity's table. */
+  static final Set<String> RESERVED = Set.copyOf(Stream.concat(CHANGE_NAMES.stream(),
+      Stream.of(StructType.fromDDL(VALIDITY_COLUMNS).fieldNames())).toList());
 
   static final String QUARANTINE_COLUMNS = "topic STRING, partition INT, offset BIGINT, kafka_timestamp TIMESTAMP,"
       + " key BINARY, value BINARY, entity STRING, stage STRING, reason STRING, quarantined_at TIMESTAMP";
 
-  private static final String PROPERTIES = " TBLPROPERTIES ('format-version' = '2',"
-      + " 'write.merge.mode' = 'merge-on-read', 'write.update.mode' = 'merge-on-read',"
-      + " 'write.delete.mode' = 'merge-on-read', 'write.parquet.compression-codec' = 'zstd')";
+  private static final String PROPERTIES = "'format-version' = '2', 'write.merge.mode' = 'merge-on-read',"
+      + " 'write.update.mode' = 'merge-on-read', 'write.delete.mode' = 'merge-on-read',"
+      + " 'write.parquet.compression-codec' = 'zstd'";
 
   private SilverTables() {}
 
@@ -51,7 +55,7 @@ final class SilverTables {
     String columns = entity.schema().toDDL() + ", " + CHANGE_COLUMNS
         + (entity.history() == SilverEntity.History.SCD2 ? ", " + VALIDITY_COLUMNS : "");
     spark.sql("CREATE TABLE IF NOT EXISTS " + table + " (" + columns + ") USING iceberg PARTITIONED BY (bucket("
-        + entity.buckets() + ", `" + entity.key().get(0) + "`))" + PROPERTIES);
+        + entity.buckets() + ", `" + entity.key().get(0) + "`)) TBLPROPERTIES (" + PROPERTIES + ")");
     List<String> existing = List.of(spark.table(table).schema().fieldNames());
     for (StructField field : entity.schema().fields()) {
       if (!existing.contains(field.name())) {
@@ -77,7 +81,7 @@ final class SilverTables {
     // Every entity's stream appends here, so commits meet each other: retry them longer than Iceberg's default 4.
     spark.sql("CREATE TABLE IF NOT EXISTS " + catalog + "." + quarantine + " (" + QUARANTINE_COLUMNS + ") USING iceberg"
         + " PARTITIONED BY (entity, days(quarantined_at))"
-        + PROPERTIES.replace(")", ", 'commit.retry.num-retries' = '20')"));
+        + " TBLPROPERTIES (" + PROPERTIES + ", 'commit.retry.num-retries' = '20')");
   }
 
   private static void createNamespace(SparkSession spark, String catalog, TableName table) {

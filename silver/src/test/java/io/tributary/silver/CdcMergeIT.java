@@ -182,7 +182,7 @@ class CdcMergeIT {
     long snapshots = snapshots("history");
     merge.apply(batch(batches.get(3).toArray(new Row[0])), 3);
     assertThat(snapshots("history")).as("replay skipped").isEqualTo(snapshots);
-    CdcMerge again = new CdcMerge(entity("history"), catalog + ".silver.history", catalog + ".silver.quarantine");
+    CdcMerge again = merge("history", "history = scd2");
     spark.sparkContext().setLocalProperty("sql.streaming.queryId", "another-stream");
     again.apply(batch(batches.get(1).toArray(new Row[0])), 0);
     assertThat(history("history")).as("applying old changes again recomputes the same timeline").isEqualTo(expected);
@@ -190,15 +190,6 @@ class CdcMergeIT {
     CdcMerge rebuild = merge("rebuilt", "history = scd2");
     rebuild.apply(batch(batches.stream().flatMap(List::stream).toArray(Row[]::new)), 0);
     assertThat(history("rebuilt")).isEqualTo(expected);
-  }
-
-  private SilverEntity entity(String table) {
-    TributaryConfig config = TributaryConfig.from(ConfigFactory.parseString("tributary {\n"
-        + " catalog { name = " + catalog + ", warehouse = \"" + dir.resolve("wh") + "\" }\n"
-        + " kafka.bootstrap-servers = \"127.0.0.1:1\"\n checkpoint-location = \"" + dir.resolve("cp") + "\"\n"
-        + " silver.entities." + table + " { source = bronze.people, key = [id], table = silver." + table
-        + ", schema = \"id BIGINT, name STRING\", history = scd2 }\n}"));
-    return config.silver().entities().get(table);
   }
 
   private List<String> history(String table) {

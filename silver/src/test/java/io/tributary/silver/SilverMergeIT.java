@@ -57,13 +57,13 @@ public class SilverMergeIT {
         + ", schema = \"" + ORDER_SCHEMA + "\" }\n}";
   }
 
-  @Test
-  void silverEqualsTheReplayedReferenceReplaysChangeNothingAndARebuildMatches(SparkSession spark,
-      LocalKafkaBroker broker, @TempDir Path dir) throws Exception {
-    BronzeFixture fixture = new BronzeFixture(broker, dir);
+  /**
+   * Generates the shop stream and sends each record, with its timestamp, to the fixture's "customers" or "orders"
+   * topic (created with 2 partitions); returns what was generated, for the references.
+   */
+  public static List<GeneratedRecord> sendShopStream(BronzeFixture fixture, GeneratorOptions options)
+      throws Exception {
     fixture.createTopics(2, "customers", "orders");
-    GeneratorOptions options = new GeneratorOptions(600, 1200, 400, 0.3, 0.05, 0.02, true,
-        Instant.parse("2026-11-01T00:00:00Z"), Duration.ofHours(6), 17);
     List<GeneratedRecord> generated = new ArrayList<>();
     ShopEventGenerator.records(options).forEachRemaining(generated::add);
     for (String name : List.of("customers", "orders")) {
@@ -72,6 +72,15 @@ public class SilverMergeIT {
       fixture.send(name, generated.stream().filter(r -> r.topic().equals(source))
           .map(r -> new ProducerRecord<>(topic, null, r.timestampMs(), r.key(), r.value())).toList());
     }
+    return generated;
+  }
+
+  @Test
+  void silverEqualsTheReplayedReferenceReplaysChangeNothingAndARebuildMatches(SparkSession spark,
+      LocalKafkaBroker broker, @TempDir Path dir) throws Exception {
+    BronzeFixture fixture = new BronzeFixture(broker, dir);
+    List<GeneratedRecord> generated = sendShopStream(fixture, new GeneratorOptions(600, 1200, 400, 0.3, 0.05, 0.02,
+        true, Instant.parse("2026-11-01T00:00:00Z"), Duration.ofHours(6), 17));
 
     // Small batches on both sides, so that late changes meet newer ones already merged in an earlier batch.
     TributaryConfig config = fixture.config(Map.of("customers", "customers", "orders", "orders"),
