@@ -1,11 +1,16 @@
 package io.tributary.gold;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -29,15 +34,20 @@ import java.util.regex.Pattern;
  * @param uniqueKey for merge: the key columns
  * @param tests the checks run before commit
  * @param sql the body, with its references still as written
- * @param models the gold models it references
- * @param sources the silver (or other) tables it reads
+ * @param models the gold models it reads (in its SQL or in a relationship test)
+ * @param sources the silver (or other) tables it reads, as {@code namespace.table}
+ * @param version the SHA-256 of the whole file, recorded with every commit so that a run can be traced to its SQL
  */
 public record GoldModel(String name, Materialization materialization, Optional<String> partitionBy,
-    List<String> uniqueKey, List<ModelTest> tests, String sql, Set<String> models, Set<String> sources) {
+    List<String> uniqueKey, List<ModelTest> tests, String sql, Set<String> models, Set<String> sources,
+    String version) {
 
   private static final Pattern HEADER = Pattern.compile("^--\\s*([a-z-]+)\\s*:\\s*(.*?)\\s*$");
   private static final Pattern REFERENCE = Pattern.compile(
       "\\{\\{\\s*(ref|source)\\s*\\(\\s*'([^']+)'\\s*\\)\\s*}}");
+  private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{(.*?)}}");
+  private static final Pattern INTERVAL = Pattern.compile("\\{\\{\\s*(start|end)\\s*}}");
+  private static final Pattern SOURCE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*\\.[A-Za-z_][A-Za-z0-9_]*");
   private static final Pattern TEST = Pattern.compile("^([a-z_]+)\\s*\\((.*)\\)$");
   private static final Pattern NAME = Pattern.compile("[a-z][a-z0-9_]*");
 
@@ -99,12 +109,56 @@ public record GoldModel(String name, Materialization materialization, Optional<S
     }
     Set<String> models = new LinkedHashSet<>();
     Set<String> sources = new LinkedHashSet<>();
-    Matcher reference = REFERENCE.matcher(sql);
-    while (reference.find()) {
-      (reference.group(1).equals("ref") ? models : sources).add(reference.group(2));
+    Matcher placeholder = PLACEHOLDER.matcher(sql);
+    while (placeholder.find()) {
+      String written = placeholder.group();
+      Matcher reference = REFERENCE.matcher(written);
+      if (reference.matches()) {
+        reference(reference.group(1), reference.group(2), models, sources, where, problems);
+      } else if (!INTERVAL.matcher(written).matches()) {
+        problems.add(where + ": unknown placeholder '" + written + "' (known: {{ ref('model') }},"
+            + " {{ source('namespace.table') }}, {{ start }}, {{ end }})");
+      }
+    }
+    for (ModelTest test : tests) {
+      if (test.kind().equals("relationship")) {
+        String target = test.relationshipTable();
+        reference(target.contains(".") ? "source" : "ref", target, models, sources, where, problems);
+      }
     }
     return new GoldModel(name, materialization, partitionBy, uniqueKey, List.copyOf(tests), sql, Set.copyOf(models),
-        Set.copyOf(sources));
+        Set.copyOf(sources), sha256(text));
+  }
+
+  private static void reference(String kind, String target, Set<String> models, Set<String> sources, String where,
+      List<String> problems) {
+    if (kind.equals("ref")) {
+      models.add(target);
+    } else if (SOURCE_NAME.matcher(target).matches()) {
+      sources.add(target);
+    } else {
+      problems.add(where + ": source '" + target + "' must be written as 'namespace.table'");
+    }
+  }
+
+  /**
+   * The SQL to run: references replaced by {@code tables} (a ref as {@code ref:name}, a source as its
+   * {@code namespace.table}), the interval by date literals.
+   */
+  String render(Interval interval, Function<String, String> tables) {
+    String withTables = REFERENCE.matcher(sql).replaceAll(reference -> Matcher.quoteReplacement(tables.apply(
+        reference.group(1).equals("ref") ? "ref:" + reference.group(2) : reference.group(2))));
+    return INTERVAL.matcher(withTables).replaceAll(bound -> bound.group(1).equals("start")
+        ? interval.startLiteral() : interval.endLiteral());
+  }
+
+  private static String sha256(String text) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+          .digest(text.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java runtime has SHA-256", e);
+    }
   }
 
   private static ModelTest test(String text, String at, List<String> problems) {
@@ -124,6 +178,11 @@ public record GoldModel(String name, Materialization materialization, Optional<S
     if (arguments.size() < needed || arguments.get(0).isEmpty()) {
       problems.add(at + kind + " needs " + (needed == 1 ? "a column" : "a column and "
           + (kind.equals("relationship") ? "the referenced table.column" : "the accepted values")));
+      return null;
+    }
+    if (kind.equals("relationship") && (arguments.size() != 2 || !arguments.get(1).contains("."))) {
+      problems.add(at + "relationship needs a column and the referenced table.column (model.column or"
+          + " namespace.table.column); got '" + text + "'");
       return null;
     }
     return new ModelTest(kind, arguments);

@@ -1,9 +1,9 @@
 package io.tributary.gold;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -11,7 +11,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.stream.Stream;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
 
 /**
  * The gold models of a folder and the order they run in: every model after the models it references. A reference
@@ -26,16 +28,26 @@ public final class ModelGraph {
     this.order = order;
   }
 
-  /** Reads every {@code *.sql} file of {@code folder}. */
+  /** Reads every {@code *.sql} file of a local folder. */
   public static ModelGraph load(Path folder) {
-    if (!Files.isDirectory(folder)) {
-      throw new InvalidModelException(List.of("gold models folder " + folder + " does not exist"));
-    }
+    return load(folder.toAbsolutePath().toUri().toString(), new Configuration());
+  }
+
+  /** Reads every {@code *.sql} file of a folder on any Hadoop file system (local, s3a://, hdfs://). */
+  public static ModelGraph load(String folder, Configuration hadoop) {
     Map<String, String> texts = new TreeMap<>();
-    try (Stream<Path> files = Files.list(folder)) {
-      for (Path file : files.filter(f -> f.getFileName().toString().endsWith(".sql")).toList()) {
-        String name = file.getFileName().toString();
-        texts.put(name.substring(0, name.length() - ".sql".length()), Files.readString(file, StandardCharsets.UTF_8));
+    try {
+      org.apache.hadoop.fs.Path root = new org.apache.hadoop.fs.Path(folder);
+      FileSystem fs = root.getFileSystem(hadoop);
+      if (!fs.exists(root) || !fs.getFileStatus(root).isDirectory()) {
+        throw new InvalidModelException(List.of("tributary.gold.models: folder " + folder + " does not exist"));
+      }
+      for (FileStatus file : fs.listStatus(root, path -> path.getName().endsWith(".sql"))) {
+        String name = file.getPath().getName();
+        try (InputStream in = fs.open(file.getPath())) {
+          texts.put(name.substring(0, name.length() - ".sql".length()),
+              new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        }
       }
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot read the gold models in " + folder, e);
@@ -122,5 +134,10 @@ public final class ModelGraph {
       }
     }
     return order.stream().filter(selected::contains).map(models::get).toList();
+  }
+
+  /** Whether a model of this name exists. */
+  public boolean contains(String name) {
+    return models.containsKey(name);
   }
 }

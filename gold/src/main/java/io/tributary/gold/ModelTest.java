@@ -1,13 +1,15 @@
 package io.tributary.gold;
 
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * A check declared next to a model, run on the model's result before it is committed.
  *
  * @param kind not_null, unique, accepted_values, relationship or assert
- * @param arguments the column first; for accepted_values the values, for relationship the referenced
- *     {@code table.column}, for assert the SQL condition every row must meet
+ * @param arguments the column first (not_null and unique: the columns); for accepted_values the values, for relationship the
+ *     referenced {@code model.column} or {@code namespace.table.column}, for assert the SQL condition every row
+ *     must meet
  */
 public record ModelTest(String kind, List<String> arguments) {
   static final List<String> KINDS = List.of("not_null", "unique", "accepted_values", "relationship", "assert");
@@ -15,5 +17,38 @@ public record ModelTest(String kind, List<String> arguments) {
   /** As written in the header, e.g. {@code unique(customer_id)}. */
   public String describe() {
     return kind + "(" + String.join(", ", arguments) + ")";
+  }
+
+  /** For relationship: the referenced table, a model name or {@code namespace.table}. */
+  String relationshipTable() {
+    String target = arguments.get(1);
+    return target.substring(0, target.lastIndexOf('.'));
+  }
+
+  /**
+   * The query that selects the rows breaking this check (empty when it passes).
+   *
+   * @param result the view of the model's result
+   * @param tables the SQL name of a referenced table, as for {@link GoldModel#render}
+   */
+  String offendingRows(String result, Function<String, String> tables) {
+    String column = arguments.get(0);
+    return switch (kind) {
+      case "not_null" -> "SELECT * FROM " + result + " WHERE "
+          + String.join(" OR ", arguments.stream().map(each -> each + " IS NULL").toList());
+      case "unique" -> "SELECT " + String.join(", ", arguments) + ", count(*) AS occurrences FROM " + result
+          + " GROUP BY " + String.join(", ", arguments) + " HAVING count(*) > 1";
+      case "accepted_values" -> "SELECT * FROM " + result + " WHERE " + column + " IS NOT NULL AND " + column
+          + " NOT IN (" + String.join(", ", arguments.subList(1, arguments.size())) + ")";
+      case "relationship" -> {
+        String table = relationshipTable();
+        String target = tables.apply(table.contains(".") ? table : "ref:" + table);
+        String targetColumn = arguments.get(1).substring(table.length() + 1);
+        yield "SELECT r.* FROM " + result + " r LEFT ANTI JOIN " + target + " t ON r." + column + " = t."
+            + targetColumn + " WHERE r." + column + " IS NOT NULL";
+      }
+      case "assert" -> "SELECT * FROM " + result + " WHERE (" + column + ") IS NOT TRUE";
+      default -> throw new IllegalStateException("unknown test kind " + kind);
+    };
   }
 }

@@ -102,6 +102,6 @@ class ModelGraphTest {
     Files.writeString(dir.resolve("README.md"), "not a model");
     assertThat(ModelGraph.load(dir).inOrder().stream().map(GoldModel::name)).containsExactly("daily_revenue");
     assertThatThrownBy(() -> ModelGraph.load(dir.resolve("missing")))
-        .hasMessageContaining("gold models folder " + dir.resolve("missing") + " does not exist");
+        .hasMessageContaining("tributary.gold.models: folder").hasMessageContaining("missing does not exist");
   }
 }

@@ -2,6 +2,7 @@ package io.tributary.silver;
 
 import io.tributary.common.config.SilverEntity;
 import io.tributary.common.config.SilverEntity.SchemaEvolution;
+import io.tributary.common.lakehouse.LocalCheckpoints;
 import io.tributary.silver.Truncates.Truncate;
 import java.util.List;
 import java.util.Map;
@@ -11,7 +12,6 @@ import org.apache.iceberg.spark.Spark3Util;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.execution.LogicalRDD;
 import org.apache.spark.sql.types.StructType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,7 +60,7 @@ final class CdcMerge {
       BatchSummary summary = BatchSummary.of(decoded);
       if (entity.schemaEvolution() == SchemaEvolution.EVOLVE && summary.needsSchemaChange()
           && SchemaChanges.evolve(spark, decoded, summary, silverTable, entity.name())) {
-        release(decoded);
+        LocalCheckpoints.release(decoded);
         silver.refresh();
         schema = SilverTables.entitySchema(silver);
         decoded = decode(envelopes, schema).localCheckpoint();
@@ -92,14 +92,7 @@ final class CdcMerge {
           entity.name(), batchId, summary.changes(), summary.rejected(), summary.truncates().size(),
           (decodedAt - started) / 1_000_000, (mergedAt - decodedAt) / 1_000_000);
     } finally {
-      release(decoded);
-    }
-  }
-
-  /** Drops the blocks of a locally checkpointed batch now rather than when the garbage collector finds them. */
-  private static void release(Dataset<Row> checkpointed) {
-    if (checkpointed.queryExecution().logical() instanceof LogicalRDD rdd) {
-      rdd.rdd().unpersist(false);
+      LocalCheckpoints.release(decoded);
     }
   }
 

@@ -26,6 +26,7 @@ import java.util.Set;
  * @param spark extra Spark settings applied to the session ({@code spark.*} keys)
  * @param bronze the load layer
  * @param silver the transform layer: entities merged into current-state tables
+ * @param gold the SQL models built from silver (and from each other) per data interval
  */
 public record TributaryConfig(
     String appName,
@@ -34,11 +35,12 @@ public record TributaryConfig(
     String checkpointLocation,
     Map<String, String> spark,
     BronzeConfig bronze,
-    SilverConfig silver) {
+    SilverConfig silver,
+    GoldConfig gold) {
 
   static final String ROOT = "tributary";
   static final Set<String> KEYS =
-      Set.of("app-name", "catalog", "kafka", "checkpoint-location", "spark", "bronze", "silver");
+      Set.of("app-name", "catalog", "kafka", "checkpoint-location", "spark", "bronze", "silver", "gold");
 
   /** Loads and validates a config file; throws {@link InvalidConfigException} naming every bad key. */
   public static TributaryConfig load(Path file) {
@@ -83,7 +85,8 @@ public record TributaryConfig(
           Locations.resolve(root.string("checkpoint-location")),
           Map.copyOf(sparkSettings(root)),
           BronzeConfig.read(root.child("bronze"), layered.getConfig(ROOT + ".bronze")),
-          SilverConfig.read(root.child("silver"), layered.getConfig(ROOT + ".silver")));
+          SilverConfig.read(root.child("silver"), layered.getConfig(ROOT + ".silver")),
+          GoldConfig.read(root.child("gold")));
       if (config.bronze().format() == TableFormat.DELTA && config.catalog().deltaWarehouse() == null) {
         root.problem("catalog.delta-warehouse", "is missing: Delta tables need it when the catalog has no warehouse");
       }

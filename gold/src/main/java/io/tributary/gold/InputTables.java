@@ -1,0 +1,119 @@
+package io.tributary.gold;
+
+import io.tributary.common.config.GoldConfig;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.spark.Spark3Util;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * The tables a run reads, each pinned to one snapshot: a silver table or a gold model not built in this run at the
+ * snapshot that was current when the run started, a model built in this run at the snapshot it committed. Every
+ * model of a run therefore sees one consistent state, however the streams commit meanwhile, and the pins are the
+ * lineage recorded with each commit.
+ */
+final class InputTables {
+  /** The pin of a table with no snapshot yet (created, never written): read as it is, recorded as empty. */
+  private static final long EMPTY = -1;
+
+  private final String catalog;
+  private final GoldConfig gold;
+  /** namespace.table → snapshot id; absent for a model of this run that has not committed yet. */
+  private final Map<String, Long> pins = new LinkedHashMap<>();
+
+  private InputTables(String catalog, GoldConfig gold) {
+    this.catalog = catalog;
+    this.gold = gold;
+  }
+
+  /**
+   * Pins every table the selected models read. A source that does not exist, or a model outside the selection whose
+   * table has not been built yet, is a problem named with the model that reads it.
+   */
+  static InputTables pin(SparkSession spark, String catalog, GoldConfig gold, List<GoldModel> selected,
+      List<String> problems) {
+    InputTables inputs = new InputTables(catalog, gold);
+    Set<String> building = Set.copyOf(selected.stream().map(GoldModel::name).toList());
+    for (GoldModel model : selected) {
+      for (String source : model.sources()) {
+        inputs.pinCurrent(spark, source, () -> "model " + model.name() + " reads " + source + ", which is not a table"
+            + " in catalog " + catalog, problems);
+      }
+      for (String reference : model.models()) {
+        if (!building.contains(reference)) {
+          inputs.pinCurrent(spark, inputs.tableOf(reference), () -> "model " + model.name() + " reads model "
+              + reference + ", whose table " + catalog + "." + inputs.tableOf(reference) + " has not been built yet"
+              + " (run it first, or select it too)", problems);
+        }
+      }
+    }
+    return inputs;
+  }
+
+  private void pinCurrent(SparkSession spark, String table, java.util.function.Supplier<String> missing,
+      List<String> problems) {
+    if (pins.containsKey(table)) {
+      return;
+    }
+    Optional<Table> loaded = load(spark, catalog + "." + table);
+    if (loaded.isEmpty()) {
+      String problem = missing.get();
+      if (!problems.contains(problem)) {
+        problems.add(problem);
+      }
+      return;
+    }
+    Snapshot current = loaded.get().currentSnapshot();
+    pins.put(table, current == null ? EMPTY : current.snapshotId());
+  }
+
+  static Optional<Table> load(SparkSession spark, String table) {
+    try {
+      return Optional.of(Spark3Util.loadIcebergTable(spark, table));
+    } catch (Exception e) { // Spark's NoSuchTableException is checked but not declared; anything else: not usable
+      return Optional.empty();
+    }
+  }
+
+  /** The gold table of a model, as {@code namespace.table}. */
+  String tableOf(String model) {
+    return gold.table(model).toString();
+  }
+
+  /** Records the snapshot a model of this run committed; the models after it read that snapshot. */
+  void committed(String model, long snapshotId) {
+    pins.put(tableOf(model), snapshotId);
+  }
+
+  /**
+   * The SQL name of a reference ({@code ref:model} or {@code namespace.table}) with its pin, e.g.
+   * {@code lake.silver.orders VERSION AS OF 4711}. A model of this run that has not committed yet is named without
+   * a pin (only a dry run renders it so).
+   */
+  String sqlName(String reference) {
+    String table = reference.startsWith("ref:") ? tableOf(reference.substring(4)) : reference;
+    Long pin = pins.get(table);
+    return catalog + "." + table + (pin == null || pin == EMPTY ? "" : " VERSION AS OF " + pin);
+  }
+
+  /** Whether every model this one reads has a snapshot to read (not true in a dry run before its inputs run). */
+  boolean ready(GoldModel model) {
+    return model.models().stream().allMatch(reference -> pins.containsKey(tableOf(reference)));
+  }
+
+  /** The pins of the tables a model reads, e.g. {@code gold.customer_value@12,silver.orders@34}. */
+  String lineage(GoldModel model) {
+    List<String> tables = new ArrayList<>(model.sources());
+    model.models().forEach(reference -> tables.add(tableOf(reference)));
+    return String.join(",", tables.stream().sorted().map(table -> {
+      Long pin = pins.get(table);
+      return table + "@" + (pin == null ? "pending" : pin == EMPTY ? "empty" : pin);
+    }).toList());
+  }
+}
