@@ -6,22 +6,29 @@ import io.tributary.common.config.BronzeSource;
 import io.tributary.common.config.SilverEntity;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.Tables;
+import io.tributary.gold.GoldJob;
+import io.tributary.gold.Interval;
+import io.tributary.gold.ModelRun;
 import io.tributary.localstack.GeneratorOptions;
 import io.tributary.localstack.LocalKafkaBroker;
 import io.tributary.silver.SilverMergeJob;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /**
  * {@code demo [--config FILE] [--kafka-home DIR]}: the whole path on this machine. Starts the local broker (unless
- * one runs), produces sample shop events, runs bronze and silver until caught up, shows the tables and the
- * quarantine, and stops the broker it started.
+ * one runs), produces sample shop events, runs bronze and silver until caught up, builds the gold models for the
+ * sample's days, shows the tables and the quarantine, and stops the broker it started.
  */
 final class DemoCommand implements Command {
   @Override
@@ -31,7 +38,7 @@ final class DemoCommand implements Command {
 
   @Override
   public String usage() {
-    return "[--config FILE] [--kafka-home DIR]   local broker, sample events, bronze, silver; prints the tables";
+    return "[--config FILE] [--kafka-home DIR]   local broker, sample events, bronze, silver, gold; prints the tables";
   }
 
   @Override
@@ -53,7 +60,8 @@ final class DemoCommand implements Command {
           Map.of("tributary.kafka.bootstrap-servers", broker.bootstrapServers()));
 
       step("Producing sample shop events (orders, Debezium customer changes)");
-      System.out.print(ProduceCommand.produce(config, GeneratorOptions.demo(Instant.now()), 2, 0));
+      GeneratorOptions sample = GeneratorOptions.demo(Instant.now());
+      System.out.print(ProduceCommand.produce(config, sample, 2, 0));
 
       step("Bronze: landing every topic, exactly once, until caught up");
       SparkSession spark = Sessions.start(config, name());
@@ -95,6 +103,16 @@ final class DemoCommand implements Command {
       step("Quarantine " + quarantine + ": records no decoder accepted, by reason");
       spark.sql("SELECT entity, reason, count(*) AS records FROM " + quarantine + " GROUP BY entity, reason"
           + " ORDER BY records DESC").show(false);
+      step("Gold: building the SQL models of " + config.gold().models() + " for the sample's days");
+      Interval days = Interval.days(LocalDate.ofInstant(sample.start(), ZoneOffset.UTC),
+          LocalDate.ofInstant(sample.start().plus(sample.span()), ZoneOffset.UTC));
+      for (ModelRun run : new GoldJob(spark, config).run(Optional.empty(), false, days, false, System.out)) {
+        step(String.format("Gold table %s: %,d rows (%s; tests passed: %s)", run.table(),
+            spark.table(run.table()).count(), run.model().materialization().name().toLowerCase(Locale.ROOT),
+            run.testsPassed().isEmpty() ? "none declared" : String.join(", ", run.testsPassed())));
+        Dataset<Row> table = spark.table(run.table());
+        table.orderBy(table.columns()[0], table.columns()[1]).show(8, false);
+      }
       step("Done. The warehouse is " + config.catalog().warehouse() + "; checkpoints are in "
           + config.checkpointLocation());
       System.out.println("  Run the demo again to add more events: bronze picks up from its checkpoint.");

@@ -3,6 +3,8 @@ package io.tributary.launcher;
 import io.tributary.bronze.BronzeDataLossException;
 import io.tributary.common.cli.UsageException;
 import io.tributary.common.config.InvalidConfigException;
+import io.tributary.gold.InvalidModelException;
+import io.tributary.gold.ModelFailedException;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,7 +18,7 @@ import java.util.Map;
  * bin/tributary bronze --once            # the same locally, with conf/application.conf
  * </pre>
  *
- * Exit codes: 0 done, 1 the job failed, 2 bad command line or configuration (nothing was started).
+ * Exit codes: 0 done, 1 the job failed, 2 bad command line, configuration or gold models (nothing was started).
  */
 public final class Tributary {
   static final int OK = 0;
@@ -26,7 +28,7 @@ public final class Tributary {
   private final Map<String, Command> commands = new LinkedHashMap<>();
 
   Tributary() {
-    for (Command command : List.of(new BronzeCommand(), new SilverCommand(), new KafkaCommand(), new ProduceCommand(),
+    for (Command command : List.of(new BronzeCommand(), new SilverCommand(), new GoldCommand(), new KafkaCommand(), new ProduceCommand(),
         new DemoCommand())) {
       commands.put(command.name(), command);
     }
@@ -50,9 +52,12 @@ public final class Tributary {
     }
     try {
       return command.run(args.subList(1, args.size()));
-    } catch (UsageException | InvalidConfigException e) {
+    } catch (UsageException | InvalidConfigException | InvalidModelException e) {
       System.err.println(e.getMessage());
       return USAGE;
+    } catch (ModelFailedException e) {
+      System.err.println("tributary gold failed: " + e.getMessage());
+      return FAILED;
     } catch (BronzeDataLossException e) {
       System.err.println(e.getMessage());
       if (e.getCause() != null) {

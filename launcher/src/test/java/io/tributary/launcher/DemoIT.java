@@ -4,13 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The README's first command, end to end in its own JVM: broker, sample events, bronze, tables printed. */
+/** The README's first command, end to end in its own JVM: broker, sample events, bronze, silver, gold, tables printed. */
 class DemoIT {
 
   @Test
@@ -19,7 +20,8 @@ class DemoIT {
     Path config = dir.resolve("demo.conf");
     Files.writeString(config, "include file(\"" + shipped + "\")\n"
         + "tributary.catalog.warehouse = \"" + dir.resolve("warehouse") + "\"\n"
-        + "tributary.checkpoint-location = \"" + dir.resolve("checkpoints") + "\"\n");
+        + "tributary.checkpoint-location = \"" + dir.resolve("checkpoints") + "\"\n"
+        + "tributary.gold.models = \"" + Path.of("../gold/models").toAbsolutePath().normalize() + "\"\n");
     Path log = dir.resolve("demo.log");
 
     Process demo = ChildProcess.start(log, "demo", "--config", config.toString(), "--kafka-home",
@@ -39,6 +41,10 @@ class DemoIT {
     assertThat(output).containsPattern("Silver table lake.silver.customer_history: [0-9,]+ versions, [0-9,]+ current");
     assertThat(output).containsPattern("Silver table lake.silver.orders: [1-9][0-9,]* current rows");
     assertThat(output).contains("Quarantine lake.silver.quarantine");
+    for (String model : List.of("daily_revenue", "orders_by_status", "customer_lifetime_value", "country_value")) {
+      assertThat(output).containsPattern("Gold table lake.gold." + model + ": [1-9][0-9,]* rows");
+    }
+    assertThat(output).contains("Gold: 4 models built for ");
     assertThat(output).contains("Stopping the local Kafka broker");
     assertThat(Files.exists(dir.resolve("warehouse/bronze/orders/metadata"))).isTrue();
   }

@@ -63,6 +63,27 @@ class TributaryTest {
   }
 
   @Test
+  void goldNeedsAValidIntervalBeforeAnythingStarts() {
+    List<List<String>> wrong = List.of(
+        List.of("gold", "--config", "x.conf"),
+        List.of("gold", "--config", "x.conf", "--date", "2026-11-31"),
+        List.of("gold", "--config", "x.conf", "--date", "2026-11-01", "--from", "2026-11-01"),
+        List.of("gold", "--config", "x.conf", "--from", "2026-11-02", "--to", "2026-11-01"),
+        List.of("gold", "--config", "x.conf", "--from", "2026-11-02"),
+        List.of("gold", "--config", "x.conf", "--date", "2026-11-01", "--downstream"));
+    for (List<String> args : wrong) {
+      assertThat(new Tributary().run(args)).as(String.join(" ", args)).isEqualTo(Tributary.USAGE);
+    }
+    assertThat(stderr().lines()).containsExactly(
+        "'gold': give the data interval: --date YYYY-MM-DD, or --from and --to",
+        "'gold': --date must be a date YYYY-MM-DD, got '2026-11-31'",
+        "'gold': give either --date or --from and --to, not both",
+        "'gold': --to 2026-11-01 is before --from 2026-11-02",
+        "'gold': option --to is required",
+        "'gold': --downstream needs --select MODEL");
+  }
+
+  @Test
   void reportsConfigErrorsByKeyBeforeStartingSpark(@TempDir Path dir) throws Exception {
     Path config = dir.resolve("bad.conf");
     Files.writeString(config, """

@@ -3,7 +3,9 @@ package io.tributary.silver;
 import io.tributary.common.config.SilverEntity;
 import io.tributary.common.config.TableName;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.apache.iceberg.Table;
@@ -56,12 +58,36 @@ final class SilverTables {
         + (entity.history() == SilverEntity.History.SCD2 ? ", " + VALIDITY_COLUMNS : "");
     spark.sql("CREATE TABLE IF NOT EXISTS " + table + " (" + columns + ") USING iceberg PARTITIONED BY (bucket("
         + entity.buckets() + ", `" + entity.key().get(0) + "`)) TBLPROPERTIES (" + PROPERTIES + ")");
-    List<String> existing = List.of(spark.table(table).schema().fieldNames());
+    StructType tableSchema = spark.table(table).schema();
+    requireTributaryColumns(table, tableSchema, StructType.fromDDL(CHANGE_COLUMNS + (entity.history()
+        == SilverEntity.History.SCD2 ? ", " + VALIDITY_COLUMNS : "")));
+    List<String> existing = List.of(tableSchema.fieldNames());
     for (StructField field : entity.schema().fields()) {
       if (!existing.contains(field.name())) {
         LOG.info("silver-{}: adding column {} from the config to {}", entity.name(), field.name(), table);
         spark.sql("ALTER TABLE " + table + " ADD COLUMN `" + field.name() + "` " + field.dataType().sql());
       }
+    }
+  }
+
+  /**
+   * A table made by another history mode or an older Tributary (e.g. a single-number _seq) cannot be merged into;
+   * say so up front rather than fail inside the first micro-batch.
+   */
+  private static void requireTributaryColumns(String table, StructType tableSchema, StructType expected) {
+    List<String> wrong = new ArrayList<>();
+    for (StructField field : expected.fields()) {
+      Optional<StructField> found = Arrays.stream(tableSchema.fields())
+          .filter(column -> column.name().equals(field.name())).findFirst();
+      if (found.isEmpty() || !found.get().dataType().equals(field.dataType())) {
+        wrong.add(field.name() + " " + field.dataType().sql() + " (the table has "
+            + found.map(column -> column.dataType().sql()).orElse("no such column") + ")");
+      }
+    }
+    if (!wrong.isEmpty()) {
+      throw new IllegalStateException(table + " was not created by this version of Tributary for this entity's"
+          + " history mode; it needs " + String.join(", ", wrong) + ". Rebuild it from bronze: drop the table and"
+          + " delete its checkpoint folder, then run silver again.");
     }
   }
 
