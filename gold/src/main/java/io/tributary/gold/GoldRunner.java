@@ -9,6 +9,8 @@ import java.util.function.Consumer;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Builds gold models for one interval: plans (pins the inputs, analyses every SQL it can, fails before anything
@@ -16,6 +18,8 @@ import org.apache.spark.sql.SparkSession;
  * model stops the run; the models before it stay committed, it and the ones after it keep their previous snapshot.
  */
 public final class GoldRunner {
+  private static final Logger LOG = LoggerFactory.getLogger(GoldRunner.class);
+
   private final SparkSession spark;
   private final TributaryConfig config;
   private final GoldTableWriter writer;
@@ -77,13 +81,19 @@ public final class GoldRunner {
     String view = "gold_result_" + model.name();
     result.createOrReplaceTempView(view);
     try {
-      List<String> passed = ModelChecks.run(spark, model, view, plan.interval(), inputs::sqlName);
-      long rows = result.count();
+      long queried = System.nanoTime();
+      ModelChecks.Outcome checks = ModelChecks.run(spark, model, view, plan.interval(), inputs::sqlName);
+      long checked = System.nanoTime();
       Lineage lineage = new Lineage(model.name(), model.version(), plan.interval().toString(), inputs.lineage(model),
           runId);
       long snapshot = writer.write(model, result, view, plan.tableOf(model), plan.interval(), lineage);
       inputs.committed(model.name(), snapshot);
-      return new ModelRun(model, plan.tableOf(model), rows, passed, snapshot, (System.nanoTime() - started) / 1_000_000);
+      long committed = System.nanoTime();
+      LOG.info("gold {} for {}: {} rows; query {} ms, checks {} ms, commit {} ms", model.name(), plan.interval(),
+          checks.rows(),
+          (queried - started) / 1_000_000, (checked - queried) / 1_000_000, (committed - checked) / 1_000_000);
+      return new ModelRun(model, plan.tableOf(model), checks.rows(), checks.passed(), snapshot,
+          (committed - started) / 1_000_000);
     } finally {
       spark.catalog().dropTempView(view);
       LocalCheckpoints.release(result);

@@ -1,6 +1,7 @@
 package io.tributary.gold;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Function;
 
 /**
@@ -26,29 +27,40 @@ public record ModelTest(String kind, List<String> arguments) {
   }
 
   /**
+   * For checks of single rows (not_null, accepted_values, assert): the condition a breaking row meets, so that all
+   * of them are counted in one pass over the result. Empty for checks across rows (unique, relationship).
+   */
+  Optional<String> rowViolation() {
+    String column = arguments.get(0);
+    return switch (kind) {
+      case "not_null" -> Optional.of(String.join(" OR ", arguments.stream().map(each -> each + " IS NULL").toList()));
+      case "accepted_values" -> Optional.of(column + " IS NOT NULL AND " + column + " NOT IN ("
+          + String.join(", ", arguments.subList(1, arguments.size())) + ")");
+      case "assert" -> Optional.of("(" + column + ") IS NOT TRUE");
+      default -> Optional.empty();
+    };
+  }
+
+  /**
    * The query that selects the rows breaking this check (empty when it passes).
    *
    * @param result the view of the model's result
    * @param tables the SQL name of a referenced table, as for {@link GoldModel#render}
    */
   String offendingRows(String result, Function<String, String> tables) {
+    Optional<String> violation = rowViolation();
+    if (violation.isPresent()) {
+      return "SELECT * FROM " + result + " WHERE " + violation.get();
+    }
     String column = arguments.get(0);
-    return switch (kind) {
-      case "not_null" -> "SELECT * FROM " + result + " WHERE "
-          + String.join(" OR ", arguments.stream().map(each -> each + " IS NULL").toList());
-      case "unique" -> "SELECT " + String.join(", ", arguments) + ", count(*) AS occurrences FROM " + result
-          + " GROUP BY " + String.join(", ", arguments) + " HAVING count(*) > 1";
-      case "accepted_values" -> "SELECT * FROM " + result + " WHERE " + column + " IS NOT NULL AND " + column
-          + " NOT IN (" + String.join(", ", arguments.subList(1, arguments.size())) + ")";
-      case "relationship" -> {
-        String table = relationshipTable();
-        String target = tables.apply(table.contains(".") ? table : "ref:" + table);
-        String targetColumn = arguments.get(1).substring(table.length() + 1);
-        yield "SELECT r.* FROM " + result + " r LEFT ANTI JOIN " + target + " t ON r." + column + " = t."
-            + targetColumn + " WHERE r." + column + " IS NOT NULL";
-      }
-      case "assert" -> "SELECT * FROM " + result + " WHERE (" + column + ") IS NOT TRUE";
-      default -> throw new IllegalStateException("unknown test kind " + kind);
-    };
+    if (kind.equals("unique")) {
+      return "SELECT " + String.join(", ", arguments) + ", count(*) AS occurrences FROM " + result + " GROUP BY "
+          + String.join(", ", arguments) + " HAVING count(*) > 1";
+    }
+    String table = relationshipTable();
+    String target = tables.apply(table.contains(".") ? table : "ref:" + table);
+    String targetColumn = arguments.get(1).substring(table.length() + 1);
+    return "SELECT r.* FROM " + result + " r LEFT ANTI JOIN " + target + " t ON r." + column + " = t." + targetColumn
+        + " WHERE r." + column + " IS NOT NULL";
   }
 }

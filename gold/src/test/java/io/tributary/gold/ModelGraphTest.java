@@ -97,6 +97,39 @@ class ModelGraphTest {
   }
 
   @Test
+  void placeholdersSourcesAndRelationshipsAreChecked() {
+    assertThatThrownBy(() -> ModelGraph.of(Map.of(
+        "a", "SELECT * FROM {{ source('orders') }} WHERE d >= {{ begin }}",
+        "b", "-- test: relationship(customer_id, customers)\nSELECT 1 AS customer_id")))
+        .isInstanceOf(InvalidModelException.class)
+        .satisfies(e -> assertThat(((InvalidModelException) e).problems()).containsExactlyInAnyOrder(
+            "model a: source 'orders' must be written as 'namespace.table'",
+            "model a: unknown placeholder '{{ begin }}' (known: {{ ref('model') }}, {{ source('namespace.table') }},"
+                + " {{ start }}, {{ end }})",
+            "model b line 1: relationship needs a column and the referenced table.column (model.column or"
+                + " namespace.table.column); got 'relationship(customer_id, customers)'"));
+  }
+
+  @Test
+  void aRelationshipToAModelRunsAfterItAndReferencesRenderAsGiven() {
+    ModelGraph graph = ModelGraph.of(Map.of(
+        "a_orders", "-- test: relationship(customer_id, z_customers.id)\n"
+            + "-- test: relationship(customer_id, silver.customers.id)\n"
+            + "SELECT * FROM {{ source('silver.orders') }} WHERE t >= {{ start }} AND t < {{end}}",
+        "z_customers", "SELECT 1 AS id"));
+    assertThat(graph.inOrder().stream().map(GoldModel::name)).containsExactly("z_customers", "a_orders");
+    GoldModel orders = graph.select("a_orders", false).get(0);
+    assertThat(orders.sources()).containsExactlyInAnyOrder("silver.orders", "silver.customers");
+    assertThat(orders.render(Interval.days(java.time.LocalDate.parse("2026-11-01"),
+        java.time.LocalDate.parse("2026-11-03")), reference -> "<" + reference + ">"))
+        .isEqualTo("SELECT * FROM <silver.orders> WHERE t >= DATE'2026-11-01' AND t < DATE'2026-11-04'");
+    assertThat(orders.tests().get(0).offendingRows("result", reference -> "<" + reference + ">"))
+        .isEqualTo("SELECT r.* FROM result r LEFT ANTI JOIN <ref:z_customers> t ON r.customer_id = t.id"
+            + " WHERE r.customer_id IS NOT NULL");
+    assertThat(orders.version()).hasSize(64).isNotEqualTo(graph.select("z_customers", false).get(0).version());
+  }
+
+  @Test
   void loadsTheSqlFilesOfAFolder(@TempDir Path dir) throws Exception {
     Files.writeString(dir.resolve("daily_revenue.sql"), REVENUE);
     Files.writeString(dir.resolve("README.md"), "not a model");
