@@ -107,13 +107,16 @@ final class InputTables {
     return model.models().stream().allMatch(reference -> pins.containsKey(tableOf(reference)));
   }
 
-  /** The pins of the tables a model reads, e.g. {@code gold.customer_value@12,silver.orders@34}. */
+  /**
+   * The pins of the tables a model reads, e.g. {@code gold.customer_value@12,silver.orders@34}; in a dry run a model
+   * of the same run has no snapshot yet.
+   */
   String lineage(GoldModel model) {
     List<String> tables = new ArrayList<>(model.sources());
     model.models().forEach(reference -> tables.add(tableOf(reference)));
     return String.join(",", tables.stream().sorted().map(table -> {
       Long pin = pins.get(table);
-      return table + "@" + (pin == null ? "pending" : pin == EMPTY ? "empty" : pin);
+      return table + "@" + (pin == null ? "(built before it in this run)" : pin == EMPTY ? "empty" : pin);
     }).toList());
   }
 }

@@ -268,7 +268,7 @@ class GoldModelsIT {
         .contains("FROM goldlake.silver.orders VERSION AS OF " + orders)
         .contains("event_time >= DATE'" + day.start() + "' AND event_time < DATE'" + day.end() + "'")
         .contains("[2/2] country_value: table, replaces goldlake.gold_dry.country_value")
-        .contains("reads: gold_dry.customer_lifetime_value@pending")
+        .contains("reads: gold_dry.customer_lifetime_value@(built before it in this run)")
         .doesNotContain("daily_revenue");
     assertThat(spark.sql("SHOW NAMESPACES IN " + ShopLakehouse.CATALOG).collectAsList().toString())
         .doesNotContain("gold_dry");
