@@ -15,6 +15,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -49,6 +50,14 @@ class OffsetLossIT {
     fixture.sendSimple("short", 1, 100);
     TopicPartition partition = new TopicPartition(topic, 0);
     await().atMost(Duration.ofSeconds(60)).until(() -> earliest(fixture, partition) > 50);
+    // Retention would go on deleting (the active segment too, once all of it is older than retention): restore
+    // it, and take the earliest offset once it has stopped moving.
+    setRetention(fixture, topic, "86400000", "604800000");
+    AtomicLong seen = new AtomicLong(-1);
+    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(700)).until(() -> {
+      long now = earliest(fixture, partition);
+      return seen.getAndSet(now) == now;
+    });
     long earliest = earliest(fixture, partition);
 
     assertThatThrownBy(() -> new BronzeIngestJob(spark, failing).run(true))
@@ -72,11 +81,16 @@ class OffsetLossIT {
   }
 
   private static void shortenRetention(BronzeFixture fixture, String topic) throws Exception {
+    setRetention(fixture, topic, "500", "100");
+  }
+
+  private static void setRetention(BronzeFixture fixture, String topic, String retentionMs, String segmentMs)
+      throws Exception {
     try (Admin admin = Admin.create(fixture.client())) {
       ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
       Collection<AlterConfigOp> ops = List.of(
-          new AlterConfigOp(new ConfigEntry("retention.ms", "500"), AlterConfigOp.OpType.SET),
-          new AlterConfigOp(new ConfigEntry("segment.ms", "100"), AlterConfigOp.OpType.SET));
+          new AlterConfigOp(new ConfigEntry("retention.ms", retentionMs), AlterConfigOp.OpType.SET),
+          new AlterConfigOp(new ConfigEntry("segment.ms", segmentMs), AlterConfigOp.OpType.SET));
       admin.incrementalAlterConfigs(Map.of(resource, ops)).all().get(30, TimeUnit.SECONDS);
     }
   }

@@ -123,6 +123,42 @@ final class ConfigReader {
     }
   }
 
+  /** A size such as {@code 128MiB} or {@code 134217728}, in bytes. */
+  long positiveBytes(String key) {
+    if (!config.hasPath(key)) {
+      problem(key, "is missing");
+      return 0;
+    }
+    try {
+      long value = config.getBytes(key);
+      if (value <= 0) {
+        problem(key, "must be a positive size such as '128MiB', got " + config.getValue(key).render());
+      }
+      return value;
+    } catch (ConfigException.BadValue | ConfigException.WrongType e) {
+      problem(key, "must be a size such as '128MiB' or '512KiB', got " + describe(config.getValue(key)));
+      return 0;
+    }
+  }
+
+  /** A duration that may be zero ({@code 0 minutes}: no waiting). */
+  Duration nonNegativeDuration(String key) {
+    if (!config.hasPath(key)) {
+      problem(key, "is missing");
+      return Duration.ZERO;
+    }
+    try {
+      Duration value = config.getDuration(key);
+      if (value.isNegative()) {
+        problem(key, "must not be negative, got " + config.getValue(key).render());
+      }
+      return value;
+    } catch (ConfigException.BadValue | ConfigException.WrongType e) {
+      problem(key, "must be a duration such as '10 minutes' or '0s', got " + describe(config.getValue(key)));
+      return Duration.ZERO;
+    }
+  }
+
   List<String> stringList(String key) {
     if (!config.hasPath(key)) {
       problem(key, "is missing");
@@ -187,6 +223,9 @@ final class ConfigReader {
   }
 
   String path(String key) {
+    if (key.isEmpty()) {
+      return prefix;
+    }
     return prefix.isEmpty() ? key : prefix + "." + key;
   }
 

@@ -11,9 +11,17 @@ public record TableName(String namespace, String table) {
     if (text == null) {
       return null;
     }
+    TableName name = parseText(text);
+    if (name == null) {
+      reader.problem(key, "must be '<namespace>.<table>' with simple identifiers, got '" + text + "'");
+    }
+    return name;
+  }
+
+  /** {@code namespace.table}, or null when the text is not that. */
+  public static TableName parseText(String text) {
     String[] parts = text.split("\\.", -1);
     if (parts.length != 2 || !IDENTIFIER.matcher(parts[0]).matches() || !IDENTIFIER.matcher(parts[1]).matches()) {
-      reader.problem(key, "must be '<namespace>.<table>' with simple identifiers, got '" + text + "'");
       return null;
     }
     return new TableName(parts[0], parts[1]);

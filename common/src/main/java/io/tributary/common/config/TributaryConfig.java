@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -27,6 +28,7 @@ import java.util.Set;
  * @param bronze the load layer
  * @param silver the transform layer: entities merged into current-state tables
  * @param gold the SQL models built from silver (and from each other) per data interval
+ * @param maintenance how each table is compacted, expired and cleaned
  */
 public record TributaryConfig(
     String appName,
@@ -36,11 +38,13 @@ public record TributaryConfig(
     Map<String, String> spark,
     BronzeConfig bronze,
     SilverConfig silver,
-    GoldConfig gold) {
+    GoldConfig gold,
+    MaintenanceConfig maintenance) {
 
   static final String ROOT = "tributary";
   static final Set<String> KEYS =
-      Set.of("app-name", "catalog", "kafka", "checkpoint-location", "spark", "bronze", "silver", "gold");
+      Set.of("app-name", "catalog", "kafka", "checkpoint-location", "spark", "bronze", "silver", "gold",
+      "maintenance");
 
   /** Loads and validates a config file; throws {@link InvalidConfigException} naming every bad key. */
   public static TributaryConfig load(Path file) {
@@ -78,15 +82,26 @@ public record TributaryConfig(
     try {
       ConfigReader root = new ConfigReader(layered, "", problems).child(ROOT);
       root.rejectUnknownKeys(KEYS);
+      // Read in file order, so that problems are listed the way the file reads.
+      String appName = root.string("app-name");
+      CatalogConfig catalog = CatalogConfig.read(root.child("catalog"));
+      KafkaConfig kafka = KafkaConfig.read(root.child("kafka"));
+      String checkpoints = Locations.resolve(root.string("checkpoint-location"));
+      Map<String, String> spark = Map.copyOf(sparkSettings(root));
+      BronzeConfig bronze = BronzeConfig.read(root.child("bronze"), layered.getConfig(ROOT + ".bronze"));
+      SilverConfig silver = SilverConfig.read(root.child("silver"), layered.getConfig(ROOT + ".silver"));
+      GoldConfig gold = GoldConfig.read(root.child("gold"));
       config = new TributaryConfig(
-          root.string("app-name"),
-          CatalogConfig.read(root.child("catalog")),
-          KafkaConfig.read(root.child("kafka")),
-          Locations.resolve(root.string("checkpoint-location")),
-          Map.copyOf(sparkSettings(root)),
-          BronzeConfig.read(root.child("bronze"), layered.getConfig(ROOT + ".bronze")),
-          SilverConfig.read(root.child("silver"), layered.getConfig(ROOT + ".silver")),
-          GoldConfig.read(root.child("gold")));
+          appName,
+          catalog,
+          kafka,
+          checkpoints,
+          spark,
+          bronze,
+          silver,
+          gold,
+          MaintenanceConfig.read(root.child("maintenance"), layered.getConfig(ROOT + ".maintenance"),
+              table -> layerOf(table, bronze, silver, gold)));
       if (config.bronze().format() == TableFormat.DELTA && config.catalog().deltaWarehouse() == null) {
         root.problem("catalog.delta-warehouse", "is missing: Delta tables need it when the catalog has no warehouse");
       }
@@ -99,6 +114,21 @@ public record TributaryConfig(
       throw new InvalidConfigException(problems);
     }
     return config;
+  }
+
+  private static Optional<MaintenanceConfig.Layer> layerOf(TableName table, BronzeConfig bronze, SilverConfig silver,
+      GoldConfig gold) {
+    if (bronze.sources().values().stream().anyMatch(source -> table.equals(source.table()))) {
+      return Optional.of(MaintenanceConfig.Layer.BRONZE);
+    }
+    if (table.equals(silver.quarantine())
+        || silver.entities().values().stream().anyMatch(entity -> table.equals(entity.table()))) {
+      return Optional.of(MaintenanceConfig.Layer.SILVER);
+    }
+    if (table.namespace().equals(gold.namespace())) {
+      return Optional.of(MaintenanceConfig.Layer.GOLD);
+    }
+    return Optional.empty();
   }
 
   private static Map<String, String> sparkSettings(ConfigReader root) {

@@ -263,4 +263,53 @@ class TributaryConfigTest {
     assertRejected(with(people + "schema-evolution = maybe }"),
         "tributary.silver.entities.people.schema-evolution: must be one of evolve, ignore, quarantine; got 'maybe'");
   }
+  @Test
+  void resolvesMaintenancePoliciesFromDefaultsLayersAndTables() {
+    TributaryConfig config = parse(with("""
+        tributary.maintenance {
+          defaults { retain-last = 5 }
+          silver { min-input-files = 3 }
+          tables { "bronze.events" { strategy = "sort", sort-by = ["kafka_timestamp"], target-file-size = 64MiB } }
+        }
+        """));
+    MaintenancePolicy orders = config.maintenance().policyFor(new TableName("bronze", "orders"),
+        MaintenanceConfig.Layer.BRONZE);
+    assertThat(orders.quietFor()).isEqualTo(Duration.ofHours(1));
+    assertThat(orders.retainLast()).isEqualTo(5);
+    assertThat(orders.targetFileSize()).isEqualTo(128L * 1024 * 1024);
+    assertThat(orders.strategy()).isEqualTo(MaintenancePolicy.Strategy.BINPACK);
+    assertThat(orders.orphanAge()).isEqualTo(Duration.ofDays(3));
+    MaintenancePolicy events = config.maintenance().policyFor(new TableName("bronze", "events"),
+        MaintenanceConfig.Layer.BRONZE);
+    assertThat(events.strategy()).isEqualTo(MaintenancePolicy.Strategy.SORT);
+    assertThat(events.sortBy()).containsExactly("kafka_timestamp");
+    assertThat(events.targetFileSize()).isEqualTo(64L * 1024 * 1024);
+    assertThat(events.quietFor()).isEqualTo(Duration.ofHours(1));
+    MaintenancePolicy silver = config.maintenance().policyFor(new TableName("silver", "x"),
+        MaintenanceConfig.Layer.SILVER);
+    assertThat(silver.minInputFiles()).isEqualTo(3);
+    assertThat(silver.quietFor()).isZero();
+    assertThat(silver.tombstoneHorizon()).isEqualTo(Duration.ofDays(30));
+  }
+
+  @Test
+  void namesUnsafeOrIncompleteMaintenancePolicies() {
+    assertRejected(with("""
+        tributary.maintenance {
+          defaults { orphan-age = 2 hours }
+          gold { strategy = "sort", target-file-size = "big" }
+          tables { "bronze.nope" { retain-last = 2 }, orders { retain-last = 2 } }
+        }
+        """),
+        "tributary.maintenance.bronze.orphan-age: must be at least 1 day (a file of a commit still in progress has"
+            + " no snapshot yet and would be deleted), got 2 hours",
+        "tributary.maintenance.silver.orphan-age: must be at least 1 day (a file of a commit still in progress has"
+            + " no snapshot yet and would be deleted), got 2 hours",
+        "tributary.maintenance.gold.sort-by: must name the columns to sort by when strategy = sort",
+        "tributary.maintenance.gold.orphan-age: must be at least 1 day (a file of a commit still in progress has"
+            + " no snapshot yet and would be deleted), got 2 hours",
+        "tributary.maintenance.gold.target-file-size: must be a size such as '128MiB' or '512KiB', got 'big'",
+        "tributary.maintenance.tables.\"bronze.nope\": is not a bronze, silver or gold table of this config",
+        "tributary.maintenance.tables.orders: must be keyed by \"namespace.table\" (quoted), got 'orders'");
+  }
 }
