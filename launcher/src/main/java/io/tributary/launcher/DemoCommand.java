@@ -10,6 +10,7 @@ import io.tributary.gold.GoldJob;
 import io.tributary.gold.Interval;
 import io.tributary.gold.ModelRun;
 import io.tributary.localstack.GeneratorOptions;
+import io.tributary.maintenance.MaintenanceJob;
 import io.tributary.localstack.LocalKafkaBroker;
 import io.tributary.silver.SilverMergeJob;
 import java.nio.file.Path;
@@ -28,7 +29,8 @@ import org.apache.spark.sql.SparkSession;
 /**
  * {@code demo [--config FILE] [--kafka-home DIR]}: the whole path on this machine. Starts the local broker (unless
  * one runs), produces sample shop events, runs bronze and silver until caught up, builds the gold models for the
- * sample's days, shows the tables and the quarantine, and stops the broker it started.
+ * sample's days, shows the tables and the quarantine, maintains every table (health before and after), and stops
+ * the broker it started.
  */
 final class DemoCommand implements Command {
   @Override
@@ -38,7 +40,7 @@ final class DemoCommand implements Command {
 
   @Override
   public String usage() {
-    return "[--config FILE] [--kafka-home DIR]   local broker, sample events, bronze, silver, gold; prints the tables";
+    return "[--config FILE] [--kafka-home DIR]   local broker, sample events, bronze, silver, gold, maintenance; prints the tables";
   }
 
   @Override
@@ -113,6 +115,8 @@ final class DemoCommand implements Command {
         Dataset<Row> table = spark.table(run.table());
         table.orderBy(table.columns()[0], table.columns()[1]).show(8, false);
       }
+      step("Maintenance: what each table's policy says is due, with each table's health before and after");
+      new MaintenanceJob(spark, config).run(Optional.empty(), Optional.empty(), System.out);
       step("Done. The warehouse is " + config.catalog().warehouse() + "; checkpoints are in "
           + config.checkpointLocation());
       System.out.println("  Run the demo again to add more events: bronze picks up from its checkpoint.");

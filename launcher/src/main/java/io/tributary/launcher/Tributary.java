@@ -28,7 +28,8 @@ public final class Tributary {
   private final Map<String, Command> commands = new LinkedHashMap<>();
 
   Tributary() {
-    for (Command command : List.of(new BronzeCommand(), new SilverCommand(), new GoldCommand(), new KafkaCommand(), new ProduceCommand(),
+    for (Command command : List.of(new BronzeCommand(), new SilverCommand(), new GoldCommand(), new MaintainCommand(), new HealthCommand(),
+        new KafkaCommand(), new ProduceCommand(),
         new DemoCommand())) {
       commands.put(command.name(), command);
     }

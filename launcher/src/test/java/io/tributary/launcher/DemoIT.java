@@ -45,6 +45,10 @@ class DemoIT {
       assertThat(output).containsPattern("Gold table lake.gold." + model + ": [1-9][0-9,]* rows");
     }
     assertThat(output).contains("Gold: 4 models built for ");
+    assertThat(output).contains("== lake.bronze.orders (bronze, iceberg)", "== lake.silver.customers (silver, iceberg)",
+        "== lake.gold.daily_revenue (gold, iceberg)");
+    assertThat(output).containsPattern("   before: [0-9,]+ snapshots, [0-9,]+ data files");
+    assertThat(output).containsPattern("   remove-orphan-files: no orphan files in [0-9.]+ s");
     assertThat(output).contains("Stopping the local Kafka broker");
     assertThat(Files.exists(dir.resolve("warehouse/bronze/orders/metadata"))).isTrue();
   }

@@ -84,6 +84,15 @@ class TributaryTest {
   }
 
   @Test
+  void maintainNamesTheOperationsItKnows() {
+    assertThat(new Tributary().run(List.of("maintain", "--config", "x.conf", "--operation", "compact")))
+        .isEqualTo(Tributary.USAGE);
+    assertThat(stderr()).isEqualTo("'maintain': --operation must be one of purge-tombstones, rewrite-data-files,"
+        + " rewrite-position-deletes, rewrite-manifests, expire-snapshots, remove-orphan-files, optimize, vacuum;"
+        + " got 'compact'");
+  }
+
+  @Test
   void reportsConfigErrorsByKeyBeforeStartingSpark(@TempDir Path dir) throws Exception {
     Path config = dir.resolve("bad.conf");
     Files.writeString(config, """

@@ -1,0 +1,73 @@
+package io.tributary.maintenance;
+
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * How healthy a table's files are: what a query pays to plan and read it.
+ *
+ * @param table the table's SQL name
+ * @param snapshots snapshots kept (Iceberg) or versions kept (Delta)
+ * @param dataFiles data files of the current snapshot
+ * @param dataBytes their total size
+ * @param smallFiles data files smaller than 75% of the target size (what compaction rewrites)
+ * @param deleteFiles delete files of the current snapshot (Iceberg merge-on-read)
+ * @param deleteBytes their total size
+ */
+public record TableHealth(String table, long snapshots, long dataFiles, long dataBytes, long smallFiles,
+    long deleteFiles, long deleteBytes) {
+
+  /** The health of an Iceberg table; files below 75% of {@code targetFileSize} count as small. */
+  static TableHealth ofIceberg(SparkSession spark, String table, long targetFileSize) {
+    Row files = spark.sql("SELECT count_if(content = 0), coalesce(sum(CASE WHEN content = 0 THEN file_size_in_bytes"
+        + " END), 0), count_if(content = 0 AND file_size_in_bytes < " + smallBelow(targetFileSize) + "),"
+        + " count_if(content <> 0), coalesce(sum(CASE WHEN content <> 0 THEN file_size_in_bytes END), 0) FROM "
+        + table + ".files").first();
+    long snapshots = spark.sql("SELECT count(*) FROM " + table + ".snapshots").first().getLong(0);
+    return new TableHealth(table, snapshots, files.getLong(0), files.getLong(1), files.getLong(2), files.getLong(3),
+        files.getLong(4));
+  }
+
+  /** The health of a Delta table (its files are read from the log through the {@code _metadata} column). */
+  static TableHealth ofDelta(SparkSession spark, String table, long targetFileSize) {
+    Row files = spark.sql("SELECT count(*), coalesce(sum(size), 0), count_if(size < " + smallBelow(targetFileSize)
+        + ") FROM (SELECT DISTINCT _metadata.file_path AS path, _metadata.file_size AS size FROM " + table + ")")
+        .first();
+    long versions = spark.sql("DESCRIBE HISTORY " + table).count();
+    return new TableHealth(table, versions, files.getLong(0), files.getLong(1), files.getLong(2), 0, 0);
+  }
+
+  private static long smallBelow(long targetFileSize) {
+    return targetFileSize * 3 / 4;
+  }
+
+  /** The average data file size, in bytes. */
+  public long averageFileSize() {
+    return dataFiles == 0 ? 0 : dataBytes / dataFiles;
+  }
+
+  /** The share of small data files, 0 to 1. */
+  public double smallFileRatio() {
+    return dataFiles == 0 ? 0 : (double) smallFiles / dataFiles;
+  }
+
+  /** One line, e.g. {@code 12 snapshots, 340 data files (avg 1.2 MiB, 98% small), 3 delete files, 410.2 MiB}. */
+  public String describe() {
+    return String.format("%,d snapshots, %,d data files (avg %s, %.0f%% small), %,d delete files, %s", snapshots,
+        dataFiles, bytes(averageFileSize()), smallFileRatio() * 100, deleteFiles, bytes(dataBytes + deleteBytes));
+  }
+
+  static String bytes(long bytes) {
+    if (bytes < 1024) {
+      return bytes + " B";
+    }
+    String[] units = {"KiB", "MiB", "GiB", "TiB"};
+    double value = bytes;
+    int unit = -1;
+    while (value >= 1024 && unit < units.length - 1) {
+      value /= 1024;
+      unit++;
+    }
+    return String.format("%.1f %s", value, units[unit]);
+  }
+}

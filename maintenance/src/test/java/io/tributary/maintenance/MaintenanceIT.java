@@ -1,0 +1,226 @@
+package io.tributary.maintenance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.typesafe.config.ConfigFactory;
+import io.tributary.bronze.BronzeIngestJob;
+import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.LakehouseSession;
+import io.tributary.common.testing.SharedSpark;
+import io.tributary.silver.SilverMergeJob;
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.stream.Stream;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.spark.Spark3Util;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Maintenance on real tables: compaction of many small files and delete files keeps every row, snapshot expiry
+ * spares what a silver stream has not read yet, orphan removal takes only old unreferenced files, and Delta's
+ * OPTIMIZE and VACUUM keep the content.
+ */
+@ExtendWith(SharedSpark.class)
+class MaintenanceIT {
+  @TempDir Path dir;
+  private SparkSession spark;
+  private String catalog;
+
+  @BeforeEach
+  void catalog(SparkSession spark, TestInfo test) {
+    this.spark = spark;
+    this.catalog = "maint_" + test.getTestMethod().orElseThrow().getName().toLowerCase();
+  }
+
+  /** A config with the shop's orders as bronze source and silver entity, plus {@code extra} HOCON. */
+  private TributaryConfig config(String extra) {
+    TributaryConfig config = TributaryConfig.from(ConfigFactory.parseString("tributary {\n"
+        + " catalog { name = " + catalog + ", warehouse = \"" + dir.resolve("wh") + "\" }\n"
+        + " kafka.bootstrap-servers = \"127.0.0.1:1\"\n"
+        + " checkpoint-location = \"" + dir.resolve("cp") + "\"\n"
+        + " bronze.sources.orders { topic = \"shop.orders\", table = bronze.orders }\n"
+        + " silver.entities.orders { source = bronze.orders, decoder = json, key = [order_id], sequence = [seq],"
+        + " table = silver.orders, max-rows-per-trigger = 1000,"
+        + " schema = \"order_id STRING, status STRING, amount DECIMAL(10,2), seq BIGINT\" }\n"
+        + "}\n" + extra));
+    LakehouseSession.registerCatalog(spark, config.catalog());
+    return config;
+  }
+
+  private String run(TributaryConfig config, Optional<String> table, Optional<Operation> operation) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    new MaintenanceJob(spark, config).run(table, operation, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+    String output = bytes.toString(StandardCharsets.UTF_8);
+    System.out.print(output);
+    return output;
+  }
+
+  private List<String> content(String table) {
+    return spark.table(table).toJSON().collectAsList().stream().sorted().toList();
+  }
+
+  private Table iceberg(String table) throws Exception {
+    Table loaded = Spark3Util.loadIcebergTable(spark, table);
+    loaded.refresh();
+    return loaded;
+  }
+
+  /** Appends order events (version {@code seq} of orders {@code from}..{@code to}) to bronze, one commit. */
+  private void appendOrders(long from, long to, int seq, long firstOffset) throws Exception {
+    spark.sql("SELECT 'shop.orders' AS topic, 0 AS partition, " + firstOffset + " + id - " + from + " AS offset,"
+        + " timestamp_millis(1764000000000 + id) AS kafka_timestamp, CAST(format_string('o-%05d', id) AS BINARY)"
+        + " AS key, CAST(to_json(named_struct('order_id', format_string('o-%05d', id), 'status', element_at("
+        + "array('created', 'paid', 'shipped'), " + seq + "), 'amount', format_string('%d.50', id), 'seq', " + seq
+        + ")) AS BINARY) AS value, CAST(NULL AS ARRAY<STRUCT<key: STRING, value: BINARY>>) AS headers,"
+        + " current_timestamp() AS ingested_at FROM range(" + from + ", " + to + ")")
+        .coalesce(1).writeTo(catalog + ".bronze.orders").append();
+  }
+
+  @Test
+  void compactionOfHundredsOfSmallFilesAndDeleteFilesKeepsEveryRow() throws Exception {
+    TributaryConfig config = config("");
+    String table = catalog + ".gold.events";
+    spark.sql("CREATE TABLE " + table + " (id BIGINT, kind STRING, amount DOUBLE) USING iceberg"
+        + " PARTITIONED BY (kind) TBLPROPERTIES ('format-version' = '2', 'write.delete.mode' = 'merge-on-read',"
+        + " 'write.update.mode' = 'merge-on-read', 'write.distribution-mode' = 'none',"
+        + " 'write.delete.distribution-mode' = 'none', 'write.update.distribution-mode' = 'none',"
+        + " 'write.spark.fanout.enabled' = 'true')");
+    for (int round = 0; round < 4; round++) {
+      spark.sql("SELECT id, element_at(array('a', 'b', 'c'), CAST(pmod(id, 3) + 1 AS INT)) AS kind, id * 1.5 AS amount"
+          + " FROM range(" + round * 10_000 + ", " + (round + 1) * 10_000 + ")").repartition(40)
+          .writeTo(table).append();
+    }
+    spark.sql("DELETE FROM " + table + " WHERE pmod(id, 7) = 0");
+    spark.sql("UPDATE " + table + " SET amount = -amount WHERE pmod(id, 11) = 0");
+    List<String> before = content(table);
+    TableHealth unhealthy = TableHealth.ofIceberg(spark, table, 128L << 20);
+    assertThat(unhealthy.dataFiles()).isGreaterThan(300);
+    assertThat(unhealthy.deleteFiles()).isGreaterThan(10);
+
+    String output = run(config, Optional.of("gold.events"), Optional.empty());
+
+    TableHealth healthy = TableHealth.ofIceberg(spark, table, 128L << 20);
+    assertThat(healthy.dataFiles()).as(output).isEqualTo(3); // one per partition: all of it is below the target
+    assertThat(healthy.deleteFiles()).as(output).isZero();
+    assertThat(content(table)).isEqualTo(before);
+    assertThat(output).contains("== " + table + " (gold, iceberg)", "   before: ", "   rewrite-data-files: ",
+        "   after:  ").doesNotContain("rewrite-position-deletes"); // compaction left no delete files
+  }
+
+  @Test
+  void expirySparesTheSnapshotsASilverStreamHasNotReadAndTheStreamContinues() throws Exception {
+    TributaryConfig config = config("tributary.maintenance.bronze { snapshot-retention = 1 ms, retain-last = 1,"
+        + " quiet-for = 0s }");
+    new BronzeIngestJob(spark, config).createTables();
+    for (int batch = 0; batch < 4; batch++) {
+      appendOrders(batch * 100, (batch + 1) * 100, 1, batch * 100);
+    }
+    new SilverMergeJob(spark, config).run(true);
+    // Silver has read four snapshots; six more arrive that it has not read yet.
+    for (int batch = 4; batch < 10; batch++) {
+      appendOrders(batch * 100 - 400, (batch + 1) * 100 - 400, 2, batch * 100);
+    }
+    String bronze = catalog + ".bronze.orders";
+    OptionalLong position = StreamPositions.position(config.checkpointFor("silver",
+        io.tributary.common.config.TableFormat.ICEBERG, config.silver().entities().get("orders").table()),
+        spark.sparkContext().hadoopConfiguration());
+    assertThat(position).isPresent();
+    long resumeAt = position.getAsLong();
+    List<Long> unread = new java.util.ArrayList<>();
+    for (Snapshot snapshot : iceberg(bronze).snapshots()) {
+      if (snapshot.timestampMillis() >= iceberg(bronze).snapshot(resumeAt).timestampMillis()) {
+        unread.add(snapshot.snapshotId());
+      }
+    }
+    assertThat(unread).hasSize(7); // where it stands, and the six after
+
+    String output = run(config, Optional.of("bronze.orders"), Optional.of(Operation.EXPIRE_SNAPSHOTS));
+
+    List<Long> kept = new java.util.ArrayList<>();
+    iceberg(bronze).snapshots().forEach(snapshot -> kept.add(snapshot.snapshotId()));
+    assertThat(kept).as(output).containsExactlyInAnyOrderElementsOf(unread);
+    assertThat(output).contains("silver-orders: initial offset moved from snapshot ", "silver-orders resumes at"
+        + " snapshot " + resumeAt, "3 snapshots expired", "held back by a stream's position");
+
+    new SilverMergeJob(spark, config).run(true);
+    assertThat(spark.sql("SELECT count(*), count_if(seq = 2), count_if(status = 'paid') FROM " + catalog
+        + ".silver.orders").first().toString()).isEqualTo("[600,600,600]");
+  }
+
+  @Test
+  void orphanRemovalDeletesOnlyOldUnreferencedFiles() throws Exception {
+    TributaryConfig config = config("tributary.maintenance.gold.orphan-age = 2 days");
+    String table = catalog + ".gold.totals";
+    spark.sql("CREATE TABLE " + table + " (id BIGINT) USING iceberg");
+    spark.range(0, 1000).repartition(3).writeTo(table).append();
+    List<String> before = content(table);
+    Path data = dir.resolve("wh/gold/totals/data");
+    Path referenced;
+    try (Stream<Path> files = Files.list(data)) {
+      referenced = files.filter(file -> file.toString().endsWith(".parquet")).findFirst().orElseThrow();
+    }
+    // A file left by a failed write three days ago, and one a running write made a minute ago.
+    Path oldOrphan = Files.copy(referenced, data.resolve("failed-write-old.parquet"));
+    Path newOrphan = Files.copy(referenced, data.resolve("running-write-new.parquet"));
+    assertThat(oldOrphan.toFile().setLastModified(Instant.now().minus(Duration.ofDays(3)).toEpochMilli())).isTrue();
+    // The referenced files are old too: age alone must not make a file an orphan.
+    try (Stream<Path> files = Files.list(data)) {
+      files.filter(file -> !file.equals(newOrphan)).map(Path::toFile)
+          .forEach(file -> file.setLastModified(Instant.now().minus(Duration.ofDays(3)).toEpochMilli()));
+    }
+
+    String output = run(config, Optional.of("gold.totals"), Optional.of(Operation.REMOVE_ORPHAN_FILES));
+
+    assertThat(output).contains("remove-orphan-files: 1 orphan files deleted");
+    assertThat(oldOrphan).doesNotExist();
+    assertThat(newOrphan).exists();
+    assertThat(referenced).exists();
+    assertThat(content(table)).isEqualTo(before);
+    assertThatThrownBy(() -> RemoveOrphanFiles.of(spark, iceberg(table)).olderThan(Duration.ofHours(2)))
+        .hasMessage("orphan files must be older than at least 24 hours to be removed, got 2 hours");
+  }
+
+  @Test
+  void deltaOptimizeAndVacuumKeepTheContent() throws Exception {
+    TributaryConfig config = config("tributary.bronze.format = delta");
+    String path = dir.resolve("wh/_delta/bronze/orders").toString();
+    for (int round = 0; round < 3; round++) {
+      spark.sql("SELECT 'shop.orders' AS topic, 0 AS partition, id AS offset, timestamp_millis(1764000000000 + id)"
+          + " AS kafka_timestamp, CAST(CAST(id AS STRING) AS BINARY) AS key, CAST(CAST(id * 2 AS STRING) AS BINARY)"
+          + " AS value, CAST(NULL AS ARRAY<STRUCT<key: STRING, value: BINARY>>) AS headers,"
+          + " current_timestamp() AS ingested_at FROM range(" + round * 1000 + ", " + (round + 1) * 1000 + ")")
+          .repartition(20).write().format("delta").mode("append").save(path);
+    }
+    String table = "delta.`" + path + "`";
+    List<String> before = content(table);
+    assertThat(TableHealth.ofDelta(spark, table, 128L << 20).dataFiles()).isEqualTo(60);
+
+    String output = run(config, Optional.of("bronze.orders"), Optional.empty());
+
+    assertThat(output).contains("   optimize: 60 files -> 1 files", "   vacuum: 0 unreferenced files deleted"
+        + " (retention 168 hours)");
+    assertThat(TableHealth.ofDelta(spark, table, 128L << 20).dataFiles()).isEqualTo(1);
+    assertThat(content(table)).isEqualTo(before);
+    assertThat(new File(path).list()).isNotEmpty();
+    assertThatThrownBy(() -> run(config, Optional.of("bronze.orders"), Optional.of(Operation.EXPIRE_SNAPSHOTS)))
+        .hasMessageStartingWith("'maintain': --operation expire-snapshots does not apply to delta.`" + path
+            + "` (bronze, delta)");
+  }
+}
