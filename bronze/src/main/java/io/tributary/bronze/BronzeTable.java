@@ -91,6 +91,9 @@ final class BronzeTable {
     // A stream commits every few seconds; old metadata files would pile up without this.
     properties.put("write.metadata.delete-after-commit.enabled", "true");
     properties.put("write.metadata.previous-versions-max", "100");
+    // Maintenance commits next to the stream (compaction in several partial commits, expiry); an append never
+    // conflicts with them, it only has to retry the metadata swap more often than Iceberg's default 4 times.
+    properties.put("commit.retry.num-retries", "10");
     properties.putAll(userProperties);
     return properties;
   }

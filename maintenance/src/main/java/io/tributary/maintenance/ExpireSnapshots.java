@@ -21,7 +21,7 @@ final class ExpireSnapshots {
   record Result(int expired, long deletedFiles, Instant cutoff, boolean heldBack) {
     String describe() {
       return (expired == 0 ? "nothing to expire" : String.format("%,d snapshots expired, %,d files deleted", expired,
-          deletedFiles)) + " (older than " + cutoff + (heldBack ? ", held back by a stream's position" : "") + ")";
+          deletedFiles)) + " (older than " + cutoff + (heldBack ? ", held back for a stream" : "") + ")";
     }
   }
 

@@ -9,6 +9,7 @@ import io.tributary.common.config.TableFormat;
 import io.tributary.common.config.TableName;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.LakehouseSession;
+import io.tributary.common.lakehouse.StreamCommits;
 import io.tributary.common.lakehouse.Tables;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -214,10 +215,14 @@ public final class MaintenanceJob {
   }
 
   /**
-   * The earliest snapshot a silver stream reading this (bronze) table still has to read from. Each stream's initial
-   * offset is first moved up to where it resumes (see {@link StreamPositions#moveInitialOffset}).
+   * The earliest snapshot expiry must keep. Bronze: where the silver streams reading it resume (each stream's
+   * initial offset is first moved up to there, see {@link StreamPositions#moveInitialOffset}). Silver: each
+   * stream's latest commit.
    */
   private OptionalLong oldestReadPosition(MaintainedTable table, Table iceberg, PrintStream out) {
+    if (table.layer() == Layer.SILVER) {
+      return latestStreamCommits(iceberg, out);
+    }
     if (table.layer() != Layer.BRONZE) {
       return OptionalLong.empty();
     }
@@ -233,6 +238,19 @@ public final class MaintenanceJob {
     oldest.ifPresent(entry -> out.println("      " + entry.getKey() + " resumes at snapshot " + entry.getValue()
         + " (of " + positions.size() + " stream" + (positions.size() == 1 ? "" : "s") + " reading this table)"));
     return oldest.map(entry -> OptionalLong.of(entry.getValue())).orElse(OptionalLong.empty());
+  }
+
+  /**
+   * A silver stream recognises a batch it replays after a crash by the stream id and batch id in its latest
+   * commit's summary; that commit must outlive expiry, however many maintenance commits came after it.
+   */
+  private static OptionalLong latestStreamCommits(Table iceberg, PrintStream out) {
+    Map<String, Snapshot> latest = StreamCommits.latestPerStream(iceberg);
+    Optional<Map.Entry<String, Snapshot>> oldest = latest.entrySet().stream()
+        .min(Comparator.comparingLong(entry -> entry.getValue().timestampMillis()));
+    oldest.ifPresent(entry -> out.println("      the latest commits of " + latest.size() + " stream"
+        + (latest.size() == 1 ? "" : "s") + " are kept (oldest: snapshot " + entry.getValue().snapshotId() + ")"));
+    return oldest.map(entry -> OptionalLong.of(entry.getValue().snapshotId())).orElse(OptionalLong.empty());
   }
 
   private static long timestamp(Table table, long snapshotId) {

@@ -1,5 +1,6 @@
 package io.tributary.silver;
 
+import io.tributary.common.lakehouse.StreamCommits;
 import java.util.Map;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -11,8 +12,8 @@ import org.apache.iceberg.util.SnapshotUtil;
  * crash (written to the table, not yet to the checkpoint).
  */
 final class CommittedBatches {
-  static final String STREAM_ID = "tributary.stream-id";
-  static final String BATCH_ID = "tributary.batch-id";
+  static final String STREAM_ID = StreamCommits.STREAM_ID;
+  static final String BATCH_ID = StreamCommits.BATCH_ID;
 
   private CommittedBatches() {}
 
