@@ -10,7 +10,8 @@ import org.apache.spark.sql.SparkSession;
  * @param snapshots snapshots kept (Iceberg) or versions kept (Delta)
  * @param dataFiles data files of the current snapshot
  * @param dataBytes their total size
- * @param smallFiles data files smaller than 75% of the target size (what compaction rewrites)
+ * @param smallFiles data files smaller than 75% of the target size that share their partition with another file
+ *     (what compaction combines)
  * @param deleteFiles delete files of the current snapshot (Iceberg merge-on-read)
  * @param deleteBytes their total size
  */
@@ -19,10 +20,14 @@ public record TableHealth(String table, long snapshots, long dataFiles, long dat
 
   /** The health of an Iceberg table; files below 75% of {@code targetFileSize} count as small. */
   static TableHealth ofIceberg(SparkSession spark, String table, long targetFileSize) {
+    // A small file counts only when its partition has another file to combine it with.
+    String partition = java.util.Arrays.asList(spark.table(table + ".files").columns()).contains("partition")
+        ? "spec_id, partition" : "spec_id";
     Row files = spark.sql("SELECT count_if(content = 0), coalesce(sum(CASE WHEN content = 0 THEN file_size_in_bytes"
-        + " END), 0), count_if(content = 0 AND file_size_in_bytes < " + smallBelow(targetFileSize) + "),"
-        + " count_if(content <> 0), coalesce(sum(CASE WHEN content <> 0 THEN file_size_in_bytes END), 0) FROM "
-        + table + ".files").first();
+        + " END), 0), count_if(content = 0 AND file_size_in_bytes < " + smallBelow(targetFileSize)
+        + " AND partition_files > 1), count_if(content <> 0), coalesce(sum(CASE WHEN content <> 0 THEN"
+        + " file_size_in_bytes END), 0) FROM (SELECT *, count_if(content = 0) OVER (PARTITION BY " + partition
+        + ") AS partition_files FROM " + table + ".files)").first();
     long snapshots = spark.sql("SELECT count(*) FROM " + table + ".snapshots").first().getLong(0);
     return new TableHealth(table, snapshots, files.getLong(0), files.getLong(1), files.getLong(2), files.getLong(3),
         files.getLong(4));
@@ -30,9 +35,9 @@ public record TableHealth(String table, long snapshots, long dataFiles, long dat
 
   /** The health of a Delta table (its files are read from the log through the {@code _metadata} column). */
   static TableHealth ofDelta(SparkSession spark, String table, long targetFileSize) {
-    Row files = spark.sql("SELECT count(*), coalesce(sum(size), 0), count_if(size < " + smallBelow(targetFileSize)
-        + ") FROM (SELECT DISTINCT _metadata.file_path AS path, _metadata.file_size AS size FROM " + table + ")")
-        .first();
+    Row files = spark.sql("SELECT count(*), coalesce(sum(size), 0), CASE WHEN count(*) > 1 THEN count_if(size < "
+        + smallBelow(targetFileSize) + ") ELSE 0 END FROM (SELECT DISTINCT _metadata.file_path AS path,"
+        + " _metadata.file_size AS size FROM " + table + ")").first();
     long versions = spark.sql("DESCRIBE HISTORY " + table).count();
     return new TableHealth(table, versions, files.getLong(0), files.getLong(1), files.getLong(2), 0, 0);
   }

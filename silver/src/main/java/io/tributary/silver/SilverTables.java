@@ -57,7 +57,9 @@ final class SilverTables {
     String columns = entity.schema().toDDL() + ", " + CHANGE_COLUMNS
         + (entity.history() == SilverEntity.History.SCD2 ? ", " + VALIDITY_COLUMNS : "");
     spark.sql("CREATE TABLE IF NOT EXISTS " + table + " (" + columns + ") USING iceberg PARTITIONED BY (bucket("
-        + entity.buckets() + ", `" + entity.key().get(0) + "`)) TBLPROPERTIES (" + PROPERTIES + ")");
+        + entity.buckets() + ", `" + entity.key().get(0) + "`)) TBLPROPERTIES (" + PROPERTIES
+        // Maintenance commits next to the stream (compaction commits its file groups one by one).
+        + ", 'commit.retry.num-retries' = '10')");
     StructType tableSchema = spark.table(table).schema();
     requireTributaryColumns(table, tableSchema, StructType.fromDDL(CHANGE_COLUMNS + (entity.history()
         == SilverEntity.History.SCD2 ? ", " + VALIDITY_COLUMNS : "")));
