@@ -22,8 +22,11 @@ final class CommitConflicts {
       if (cause instanceof CommitStateUnknownException) {
         return Optional.of("an Iceberg commit's outcome is unknown: " + firstLine(cause.getMessage()));
       }
+      // "Found conflicting files", "found new delete for replaced data file", and "Cannot commit, missing data
+      // files" when compaction replaced files this MERGE read or deletes rows of.
       if (cause instanceof ValidationException && cause.getMessage() != null
-          && (cause.getMessage().contains("conflicting") || cause.getMessage().contains("found new delete"))) {
+          && (cause.getMessage().contains("conflicting") || cause.getMessage().contains("found new delete")
+              || cause.getMessage().contains("missing data files"))) {
         return Optional.of("a concurrent commit changed files this MERGE read: " + firstLine(cause.getMessage()));
       }
     }

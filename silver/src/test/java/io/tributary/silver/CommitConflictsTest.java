@@ -1,0 +1,33 @@
+package io.tributary.silver;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.exceptions.ValidationException;
+import org.junit.jupiter.api.Test;
+
+/** Which failures restart a silver stream: commits lost to concurrent writers, and nothing else. */
+class CommitConflictsTest {
+  private static Throwable wrapped(Throwable cause) {
+    return new IllegalStateException("[FOREACH_BATCH_USER_FUNCTION_ERROR] An error occurred", new RuntimeException(cause));
+  }
+
+  @Test
+  void restartsAfterCommitsThatLostToConcurrentWriters() {
+    assertThat(CommitConflicts.reason(wrapped(new CommitFailedException("Version 9 already exists")))).isPresent();
+    assertThat(CommitConflicts.reason(wrapped(new ValidationException("Found conflicting files that can contain"
+        + " records matching true: [a.parquet]")))).isPresent();
+    assertThat(CommitConflicts.reason(wrapped(new ValidationException("Cannot commit, found new delete for replaced"
+        + " data file: a.parquet")))).isPresent();
+    // Compaction replaced data files that this MERGE's position deletes point at.
+    assertThat(CommitConflicts.reason(wrapped(new ValidationException("Cannot commit, missing data files:"
+        + " [a.parquet]")))).hasValueSatisfying(reason -> assertThat(reason).startsWith(
+            "a concurrent commit changed files this MERGE read: Cannot commit, missing data files"));
+  }
+
+  @Test
+  void doesNotRestartForOtherFailures() {
+    assertThat(CommitConflicts.reason(wrapped(new ValidationException("Cannot find field 'x'")))).isEmpty();
+    assertThat(CommitConflicts.reason(wrapped(new IllegalArgumentException("bad")))).isEmpty();
+  }
+}
