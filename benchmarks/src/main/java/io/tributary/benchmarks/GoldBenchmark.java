@@ -1,22 +1,17 @@
 package io.tributary.benchmarks;
 
-import com.typesafe.config.ConfigFactory;
 import io.tributary.bronze.BronzeIngestJob;
 import io.tributary.common.cli.Arguments;
 import io.tributary.common.config.TributaryConfig;
-import io.tributary.common.lakehouse.LakehouseSession;
 import io.tributary.gold.GoldJob;
 import io.tributary.gold.Interval;
 import io.tributary.silver.SilverMergeJob;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -44,51 +39,20 @@ public final class GoldBenchmark {
   }
 
   public static void main(String[] args) throws Exception {
-    Arguments options = Arguments.parse("bench-gold", Arrays.asList(args), Set.of("orders", "days", "repeats"),
-        Set.of());
-    long orders = positive(options, "orders", "2000000");
-    int days = (int) positive(options, "days", "100");
-    int repeats = (int) positive(options, "repeats", "3");
-    Path work = Path.of("var", "benchmarks", "gold-run-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern(
-        "yyyyMMdd-HHmmss"))).toAbsolutePath();
-    Files.createDirectories(work);
-    TributaryConfig config = TributaryConfig.from(ConfigFactory.parseString("tributary {\n"
-        + "  catalog.warehouse = \"" + work.resolve("warehouse") + "\"\n"
-        + "  kafka.bootstrap-servers = \"127.0.0.1:1\"\n"
-        + "  checkpoint-location = \"" + work.resolve("checkpoints") + "\"\n"
-        + "  bronze.sources.orders { topic = \"bench.orders\", table = \"bronze.orders\" }\n"
-        + "  silver.entities.orders { source = bronze.orders, decoder = json, key = [order_id], sequence = [seq],"
-        + " event-time-field = event_time, table = silver.orders, max-rows-per-trigger = " + Math.max(1, orders / 10)
-        + ", schema = \"order_id STRING, event_type STRING, customer_id BIGINT, status STRING, amount DECIMAL(10,2),"
-        + " currency STRING, items INT, seq BIGINT, event_time TIMESTAMP\" }\n"
-        + "  gold.models = \"" + Path.of("gold", "models").toAbsolutePath() + "\"\n"
-        + "}\n"));
-    SparkSession spark = LakehouseSession.builder(config, "bench-gold").config("spark.ui.enabled", "false")
-        .getOrCreate();
-    spark.sparkContext().setLogLevel("WARN");
-    LakehouseSession.registerCatalog(spark, config.catalog());
-    String report = new GoldBenchmark(spark, config).run(orders, days, repeats);
-    Path file = work.getParent().resolve("gold-" + work.getFileName().toString().substring(9) + ".md");
-    Files.writeString(file, report);
-    System.out.println(report);
-    System.out.println("Report written to " + file);
-    try (var files = Files.walk(work)) {
-      files.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+    Arguments options = BenchmarkWorkspace.arguments("bench-gold", args, Set.of("orders", "days", "repeats"));
+    long orders = BenchmarkWorkspace.positive(options, "orders", "2000000");
+    int days = (int) BenchmarkWorkspace.positive(options, "days", "100");
+    int repeats = (int) BenchmarkWorkspace.positive(options, "repeats", "3");
+    try (BenchmarkWorkspace workspace = BenchmarkWorkspace.open("gold",
+        "silver.entities.orders { source = bronze.orders, decoder = json, key = [order_id], sequence = [seq],"
+            + " event-time-field = event_time, table = silver.orders, max-rows-per-trigger = "
+            + Math.max(1, orders / 10) + ", schema = \"order_id STRING, event_type STRING, customer_id BIGINT,"
+            + " status STRING, amount DECIMAL(10,2), currency STRING, items INT, seq BIGINT, event_time TIMESTAMP\" }\n"
+            + "bronze.sources.orders { topic = \"bench.orders\", table = \"bronze.orders\" }\n"
+            + "gold.models = \"" + Path.of("gold", "models").toAbsolutePath() + "\"")) {
+      workspace.report(new GoldBenchmark(workspace.spark(), workspace.config()).run(orders, days, repeats));
     }
     System.exit(0);
-  }
-
-  private static long positive(Arguments options, String name, String fallback) {
-    String text = options.value(name).orElse(fallback);
-    try {
-      long value = Long.parseLong(text.replace("_", "").replace(",", ""));
-      if (value > 0) {
-        return value;
-      }
-    } catch (NumberFormatException e) {
-      // reported below
-    }
-    throw new IllegalArgumentException("--" + name + " must be a positive whole number, got '" + text + "'");
   }
 
   private String run(long orders, int days, int repeats) throws Exception {

@@ -1,20 +1,14 @@
 package io.tributary.benchmarks;
 
-import com.typesafe.config.ConfigFactory;
 import io.tributary.common.cli.Arguments;
 import io.tributary.common.config.TributaryConfig;
-import io.tributary.common.lakehouse.LakehouseSession;
 import io.tributary.maintenance.MaintenanceJob;
 import io.tributary.maintenance.Operation;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -42,45 +36,14 @@ public final class MaintenanceBenchmark {
   }
 
   public static void main(String[] args) throws Exception {
-    Arguments options = Arguments.parse("bench-maintenance", Arrays.asList(args), Set.of("files", "rows", "repeats"),
-        Set.of());
-    int files = (int) positive(options, "files", "1000");
-    long rows = positive(options, "rows", "5000000");
-    int repeats = (int) positive(options, "repeats", "3");
-    Path work = Path.of("var", "benchmarks", "maintenance-run-" + LocalDateTime.now().format(
-        DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))).toAbsolutePath();
-    Files.createDirectories(work);
-    TributaryConfig config = TributaryConfig.from(ConfigFactory.parseString("tributary {\n"
-        + "  catalog.warehouse = \"" + work.resolve("warehouse") + "\"\n"
-        + "  kafka.bootstrap-servers = \"127.0.0.1:1\"\n"
-        + "  checkpoint-location = \"" + work.resolve("checkpoints") + "\"\n"
-        + "}\n"));
-    SparkSession spark = LakehouseSession.builder(config, "bench-maintenance").config("spark.ui.enabled", "false")
-        .getOrCreate();
-    spark.sparkContext().setLogLevel("WARN");
-    LakehouseSession.registerCatalog(spark, config.catalog());
-    String report = new MaintenanceBenchmark(spark, config).run(files, rows, repeats);
-    Path file = work.getParent().resolve("maintenance-" + work.getFileName().toString().substring(16) + ".md");
-    Files.writeString(file, report);
-    System.out.println(report);
-    System.out.println("Report written to " + file);
-    try (var walk = Files.walk(work)) {
-      walk.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+    Arguments options = BenchmarkWorkspace.arguments("bench-maintenance", args, Set.of("files", "rows", "repeats"));
+    int files = (int) BenchmarkWorkspace.positive(options, "files", "1000");
+    long rows = BenchmarkWorkspace.positive(options, "rows", "5000000");
+    int repeats = (int) BenchmarkWorkspace.positive(options, "repeats", "3");
+    try (BenchmarkWorkspace workspace = BenchmarkWorkspace.open("maintenance", "")) {
+      workspace.report(new MaintenanceBenchmark(workspace.spark(), workspace.config()).run(files, rows, repeats));
     }
     System.exit(0);
-  }
-
-  private static long positive(Arguments options, String name, String fallback) {
-    String text = options.value(name).orElse(fallback);
-    try {
-      long value = Long.parseLong(text.replace("_", "").replace(",", ""));
-      if (value > 0) {
-        return value;
-      }
-    } catch (NumberFormatException e) {
-      // reported below
-    }
-    throw new IllegalArgumentException("--" + name + " must be a positive whole number, got '" + text + "'");
   }
 
   private String run(int files, long rows, int repeats) throws Exception {

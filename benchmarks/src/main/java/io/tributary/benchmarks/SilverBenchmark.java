@@ -1,16 +1,10 @@
 package io.tributary.benchmarks;
 
-import com.typesafe.config.ConfigFactory;
 import io.tributary.bronze.BronzeIngestJob;
 import io.tributary.common.cli.Arguments;
 import io.tributary.common.config.TributaryConfig;
-import io.tributary.common.lakehouse.LakehouseSession;
 import io.tributary.silver.SilverMergeJob;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import org.apache.spark.sql.Row;
@@ -38,33 +32,16 @@ public final class SilverBenchmark {
   }
 
   public static void main(String[] args) throws Exception {
-    Arguments options = Arguments.parse("bench-silver", Arrays.asList(args),
-        Set.of("keys", "changes", "max-rows-per-trigger"), Set.of());
-    long keys = Long.parseLong(options.value("keys").orElse("1000000"));
-    long changes = Long.parseLong(options.value("changes").orElse("1000000"));
-    long maxRows = Long.parseLong(options.value("max-rows-per-trigger").orElse("500000"));
-    Path work = Path.of("var", "benchmarks", "silver-run-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern(
-        "yyyyMMdd-HHmmss"))).toAbsolutePath();
-    Files.createDirectories(work);
-    TributaryConfig config = TributaryConfig.from(ConfigFactory.parseString("tributary {\n"
-        + "  catalog.warehouse = \"" + work.resolve("warehouse") + "\"\n"
-        + "  kafka.bootstrap-servers = \"127.0.0.1:1\"\n"
-        + "  checkpoint-location = \"" + work.resolve("checkpoints") + "\"\n"
-        + "  bronze.sources.cdc { topic = \"bench.customers\", table = \"bronze.cdc\" }\n"
-        + "  silver.entities.customers { source = \"bronze.cdc\", key = [id], table = \"silver.customers\","
-        + " max-rows-per-trigger = " + maxRows + ", schema = \"" + SCHEMA + "\" }\n"
-        + "}\n"));
-    SparkSession spark = LakehouseSession.builder(config, "bench-silver").config("spark.ui.enabled", "false")
-        .getOrCreate();
-    spark.sparkContext().setLogLevel("WARN");
-    LakehouseSession.registerCatalog(spark, config.catalog());
-    String report = new SilverBenchmark(spark, config).run(keys, changes, maxRows);
-    Path file = work.getParent().resolve("silver-" + work.getFileName().toString().substring(11) + ".md");
-    Files.writeString(file, report);
-    System.out.println(report);
-    System.out.println("Report written to " + file);
-    try (var files = Files.walk(work)) {
-      files.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+    Arguments options = BenchmarkWorkspace.arguments("bench-silver", args,
+        Set.of("keys", "changes", "max-rows-per-trigger"));
+    long keys = BenchmarkWorkspace.positive(options, "keys", "1000000");
+    long changes = BenchmarkWorkspace.positive(options, "changes", "1000000");
+    long maxRows = BenchmarkWorkspace.positive(options, "max-rows-per-trigger", "500000");
+    try (BenchmarkWorkspace workspace = BenchmarkWorkspace.open("silver",
+        "bronze.sources.cdc { topic = \"bench.customers\", table = \"bronze.cdc\" }\n"
+            + "silver.entities.customers { source = \"bronze.cdc\", key = [id], table = \"silver.customers\","
+            + " max-rows-per-trigger = " + maxRows + ", schema = \"" + SCHEMA + "\" }")) {
+      workspace.report(new SilverBenchmark(workspace.spark(), workspace.config()).run(keys, changes, maxRows));
     }
     System.exit(0);
   }

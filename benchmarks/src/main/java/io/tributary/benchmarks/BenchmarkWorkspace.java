@@ -1,0 +1,107 @@
+package io.tributary.benchmarks;
+
+import com.typesafe.config.ConfigFactory;
+import io.tributary.common.cli.Arguments;
+import io.tributary.common.cli.UsageException;
+import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.LakehouseSession;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * One benchmark run's scratch lakehouse ({@code var/benchmarks/<name>-run-<time>}, deleted at the end), its config
+ * and session, and its report ({@code var/benchmarks/<name>-<time>.md}, kept for the README to quote).
+ */
+final class BenchmarkWorkspace implements AutoCloseable {
+  private final String name;
+  private final String stamp;
+  private final Path folder;
+  private final TributaryConfig config;
+  private final SparkSession spark;
+
+  private BenchmarkWorkspace(String name, String stamp, Path folder, TributaryConfig config, SparkSession spark) {
+    this.name = name;
+    this.stamp = stamp;
+    this.folder = folder;
+    this.config = config;
+    this.spark = spark;
+  }
+
+  /** A fresh warehouse and checkpoint folder, with {@code hocon} (inside {@code tributary { }}) on top. */
+  static BenchmarkWorkspace open(String name, String hocon) throws IOException {
+    String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+    Path folder = Path.of("var", "benchmarks", name + "-run-" + stamp).toAbsolutePath();
+    Files.createDirectories(folder);
+    TributaryConfig config = TributaryConfig.from(ConfigFactory.parseString("tributary {\n"
+        + "  catalog.warehouse = \"" + folder.resolve("warehouse") + "\"\n"
+        + "  kafka.bootstrap-servers = \"127.0.0.1:1\"\n"
+        + "  checkpoint-location = \"" + folder.resolve("checkpoints") + "\"\n"
+        + hocon + "\n}\n"));
+    SparkSession spark = LakehouseSession.builder(config, "bench-" + name).config("spark.ui.enabled", "false")
+        .getOrCreate();
+    spark.sparkContext().setLogLevel("WARN");
+    LakehouseSession.registerCatalog(spark, config.catalog());
+    return new BenchmarkWorkspace(name, stamp, folder, config, spark);
+  }
+
+  /** The options of a benchmark's command line; a mistake ends the program with its message and exit code 2. */
+  static Arguments arguments(String command, String[] args, Set<String> valueOptions) {
+    try {
+      return Arguments.parse(command, Arrays.asList(args), valueOptions, Set.of());
+    } catch (UsageException e) {
+      return usageError(e.getMessage());
+    }
+  }
+
+  /** A positive whole-number option ({@code 1,000,000} and {@code 1_000_000} read too). */
+  static long positive(Arguments options, String option, String fallback) {
+    String text = options.value(option).orElse(fallback);
+    try {
+      long value = Long.parseLong(text.replace("_", "").replace(",", ""));
+      if (value > 0) {
+        return value;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    return usageError("'" + options.command() + "': --" + option + " must be a positive whole number, got '" + text
+        + "'");
+  }
+
+  private static <T> T usageError(String message) {
+    System.err.println(message);
+    System.exit(2);
+    throw new IllegalStateException("unreachable");
+  }
+
+  TributaryConfig config() {
+    return config;
+  }
+
+  SparkSession spark() {
+    return spark;
+  }
+
+  /** Prints the report and keeps it next to the others. */
+  void report(String text) throws IOException {
+    Path file = folder.getParent().resolve(name + "-" + stamp + ".md");
+    Files.writeString(file, text);
+    System.out.println(text);
+    System.out.println("Report written to " + file);
+  }
+
+  @Override
+  public void close() throws IOException {
+    try (Stream<Path> files = Files.walk(folder)) {
+      files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+    }
+  }
+}
