@@ -1,5 +1,7 @@
 -- Every customer's delivered orders over their whole lifetime, per currency, with the customer's current details.
--- A run recomputes the customers who had a delivery in its interval and merges them in; the others keep their rows.
+-- A run recomputes the customers who had a delivery, or whose record changed (or was deleted), in its interval, and
+-- merges them in; the others keep their rows. The relationship test fails for an order whose customer's tombstone
+-- has been purged (older than the silver tombstone horizon).
 -- materialized: merge
 -- unique-key: customer_id, currency
 -- test: not_null(customer_id, currency)
@@ -11,7 +13,10 @@ WITH delivered AS (
   WHERE status = 'delivered' AND NOT _is_deleted
 ),
 touched AS (
-  SELECT DISTINCT customer_id FROM delivered WHERE event_time >= {{ start }} AND event_time < {{ end }}
+  SELECT customer_id FROM delivered WHERE event_time >= {{ start }} AND event_time < {{ end }}
+  UNION
+  SELECT id FROM {{ source('silver.customers') }}
+  WHERE _ts_ms >= unix_millis(CAST({{ start }} AS TIMESTAMP)) AND _ts_ms < unix_millis(CAST({{ end }} AS TIMESTAMP))
 )
 SELECT
   d.customer_id,

@@ -1,6 +1,7 @@
 -- Revenue of delivered orders per delivery day and currency.
 -- Delivery is an order's last status, so a delivered order's day never changes afterwards: rebuilding only the
--- run's days is exact, however late the order arrived.
+-- run's days is exact once silver holds the day's deliveries. A delivery that reaches silver after its day was
+-- built counts when that day is built again: schedule with a lookback (--from two days back --to the day).
 -- materialized: incremental
 -- partition-by: delivery_date
 -- test: not_null(delivery_date, currency)

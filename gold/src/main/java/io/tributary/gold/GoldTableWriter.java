@@ -6,7 +6,9 @@ import static org.apache.spark.sql.functions.expr;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.util.SnapshotUtil;
 import org.apache.iceberg.spark.CommitMetadata;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -36,6 +38,9 @@ final class GoldTableWriter {
     if (exists && model.materialization() != Materialization.TABLE) {
       requireSameColumns(model, result.schema(), spark.table(table).schema(), table);
     }
+    if (exists && model.materialization() == Materialization.INCREMENTAL) {
+      requirePartitionedBy(model, table);
+    }
     CommitMetadata.withCommitProperties(lineage.summary(), () -> {
       if (!exists || model.materialization() == Materialization.TABLE) {
         var writer = result.writeTo(table).using("iceberg").tableProperty("tributary.gold.model", model.name());
@@ -57,7 +62,14 @@ final class GoldTableWriter {
     }, RuntimeException.class);
     Table written = InputTables.load(spark, table).orElseThrow(() -> new IllegalStateException(table
         + " cannot be read back after model " + model.name() + " committed to it"));
-    return written.currentSnapshot().snapshotId();
+    // This run's commit, even if another run committed to the table just after it.
+    for (Snapshot snapshot : SnapshotUtil.currentAncestors(written)) {
+      if (lineage.runId().equals(snapshot.summary().get(Lineage.RUN_ID))) {
+        return snapshot.snapshotId();
+      }
+    }
+    throw new IllegalStateException("model " + model.name() + " committed to " + table + ", but its commit (run "
+        + lineage.runId() + ") is not in the table's history");
   }
 
   private static String mergeStatement(GoldModel model, String view, String table) {
@@ -76,6 +88,19 @@ final class GoldTableWriter {
           + ") but " + table + " has (" + String.join(", ", has) + "). A " + model.materialization().name()
           .toLowerCase(java.util.Locale.ROOT) + " model cannot change its columns in place: drop the table and"
           + " backfill it (tributary gold --from ... --to ...), or materialize it as table");
+    }
+  }
+
+  /** An incremental model overwrites whole partitions: the table must be partitioned by its partition-by column. */
+  private void requirePartitionedBy(GoldModel model, String table) {
+    Table iceberg = InputTables.load(spark, table).orElseThrow();
+    String column = model.partitionBy().orElseThrow();
+    boolean partitioned = iceberg.spec().fields().stream().anyMatch(field -> field.transform().isIdentity()
+        && iceberg.schema().findColumnName(field.sourceId()).equals(column));
+    if (!partitioned) {
+      throw new ModelFailedException("model " + model.name() + ": " + table + " is not partitioned by " + column
+          + " (its partitioning: " + iceberg.spec() + "), so the run's days cannot be overwritten alone. Drop the"
+          + " table and backfill it (tributary gold --from ... --to ...)");
     }
   }
 

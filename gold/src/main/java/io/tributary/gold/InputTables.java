@@ -73,11 +73,15 @@ final class InputTables {
     pins.put(table, current == null ? EMPTY : current.snapshotId());
   }
 
+  /** The table, or empty when it does not exist; any other failure (the catalog unreachable) is thrown. */
   static Optional<Table> load(SparkSession spark, String table) {
     try {
       return Optional.of(Spark3Util.loadIcebergTable(spark, table));
-    } catch (Exception e) { // Spark's NoSuchTableException is checked but not declared; anything else: not usable
+    } catch (org.apache.spark.sql.catalyst.analysis.NoSuchTableException
+        | org.apache.iceberg.exceptions.NoSuchTableException e) {
       return Optional.empty();
+    } catch (org.apache.spark.sql.catalyst.parser.ParseException e) {
+      throw new IllegalArgumentException("not a table name: " + table, e);
     }
   }
 

@@ -1,7 +1,9 @@
 package io.tributary.maintenance;
 
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.OptionalLong;
+import java.util.Set;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.spark.actions.SparkActions;
@@ -71,21 +73,20 @@ final class ExpireSnapshots {
         heldBack = true;
       }
     }
-    int before = count(table);
+    Set<Long> before = ids(table);
     var result = SparkActions.get(spark).expireSnapshots(table).expireOlderThan(cutoff).retainLast(retainLast)
         .execute();
     table.refresh();
+    before.removeAll(ids(table)); // by id: streams may commit meanwhile
     long deleted = result.deletedDataFilesCount() + result.deletedPositionDeleteFilesCount()
         + result.deletedEqualityDeleteFilesCount() + result.deletedManifestsCount()
         + result.deletedManifestListsCount();
-    return new Result(before - count(table), deleted, Instant.ofEpochMilli(cutoff), heldBack);
+    return new Result(before.size(), deleted, Instant.ofEpochMilli(cutoff), heldBack);
   }
 
-  private static int count(Table table) {
-    int snapshots = 0;
-    for (Snapshot ignored : table.snapshots()) {
-      snapshots++;
-    }
-    return snapshots;
+  private static Set<Long> ids(Table table) {
+    Set<Long> ids = new HashSet<>();
+    table.snapshots().forEach(snapshot -> ids.add(snapshot.snapshotId()));
+    return ids;
   }
 }

@@ -4,10 +4,12 @@ import io.delta.tables.DeltaTable;
 import io.tributary.common.cli.UsageException;
 import io.tributary.common.config.BronzeSource;
 import io.tributary.common.config.MaintenanceConfig.Layer;
+import io.tributary.common.config.MaintenancePolicy;
 import io.tributary.common.config.SilverEntity;
 import io.tributary.common.config.TableFormat;
 import io.tributary.common.config.TableName;
 import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.CommitConflicts;
 import io.tributary.common.lakehouse.LakehouseSession;
 import io.tributary.common.lakehouse.StreamCommits;
 import io.tributary.common.lakehouse.Tables;
@@ -22,12 +24,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Supplier;
+import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.exceptions.CommitFailedException;
-import org.apache.iceberg.exceptions.CommitStateUnknownException;
-import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.spark.Spark3Util;
+import org.apache.iceberg.util.SnapshotUtil;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
@@ -193,8 +194,15 @@ public final class MaintenanceJob {
         if (quiet.isEmpty()) {
           yield "every partition was written in the last " + policy.quietFor().toMinutes() + " minutes; skipped";
         }
+        List<String> sortBy = policy.strategy() == MaintenancePolicy.Strategy.SORT ? policy.sortBy() : List.of();
+        for (String column : sortBy) {
+          if (iceberg.schema().findField(column) == null) {
+            throw new IllegalArgumentException("the maintenance policy of " + table.name() + " sorts by " + column
+                + ", which is not a column of " + table.sqlName());
+          }
+        }
         yield RewriteDataFiles.of(spark, iceberg).targetFileSize(policy.targetFileSize())
-            .minInputFiles(policy.minInputFiles()).sortBy(policy.sortBy()).filter(quiet.get()).execute().describe();
+            .minInputFiles(policy.minInputFiles()).sortBy(sortBy).filter(quiet.get()).execute().describe();
       }
       case REWRITE_POSITION_DELETES -> RewritePositionDeletes.of(spark, load(table)).execute().describe();
       case REWRITE_MANIFESTS -> RewriteManifests.of(spark, load(table)).execute().describe();
@@ -207,7 +215,7 @@ public final class MaintenanceJob {
       case REMOVE_ORPHAN_FILES -> RemoveOrphanFiles.of(spark, load(table)).olderThan(policy.orphanAge()).execute()
           .describe();
       case OPTIMIZE -> OptimizeDeltaTable.of(spark, table.location().orElseThrow())
-          .zOrderBy(policy.strategy() == io.tributary.common.config.MaintenancePolicy.Strategy.SORT ? policy.sortBy()
+          .zOrderBy(policy.strategy() == MaintenancePolicy.Strategy.SORT ? policy.sortBy()
               : List.of()).execute().describe();
       case VACUUM -> VacuumDeltaTable.of(spark, table.location().orElseThrow()).retain(policy.snapshotRetention())
           .execute().describe();
@@ -216,8 +224,8 @@ public final class MaintenanceJob {
 
   /**
    * The earliest snapshot expiry must keep. Bronze: where the silver streams reading it resume (each stream's
-   * initial offset is first moved up to there, see {@link StreamPositions#moveInitialOffset}). Silver: each
-   * stream's latest commit.
+   * initial offset is first moved up to there, see {@link StreamPositions#moveInitialOffset}), and the latest append,
+   * where a new stream starts. Silver: each stream's latest commit.
    */
   private OptionalLong oldestReadPosition(MaintainedTable table, Table iceberg, PrintStream out) {
     if (table.layer() == Layer.SILVER) {
@@ -237,6 +245,19 @@ public final class MaintenanceJob {
         .min(Comparator.comparingLong(entry -> timestamp(iceberg, entry.getValue())));
     oldest.ifPresent(entry -> out.println("      " + entry.getKey() + " resumes at snapshot " + entry.getValue()
         + " (of " + positions.size() + " stream" + (positions.size() == 1 ? "" : "s") + " reading this table)"));
+    // A new silver stream starts with every file of the latest append (a replace snapshot cannot be a start).
+    Snapshot latestAppend = null;
+    for (Snapshot snapshot : SnapshotUtil.currentAncestors(iceberg)) {
+      if (!DataOperations.REPLACE.equals(snapshot.operation())) {
+        latestAppend = snapshot;
+        break;
+      }
+    }
+    if (latestAppend != null && (oldest.isEmpty()
+        || latestAppend.timestampMillis() < timestamp(iceberg, oldest.get().getValue()))) {
+      out.println("      new streams start at snapshot " + latestAppend.snapshotId() + " (the latest append)");
+      return OptionalLong.of(latestAppend.snapshotId());
+    }
     return oldest.map(entry -> OptionalLong.of(entry.getValue())).orElse(OptionalLong.empty());
   }
 
@@ -274,7 +295,7 @@ public final class MaintenanceJob {
       try {
         return operation.get();
       } catch (RuntimeException e) {
-        if (attempt >= ATTEMPTS || !isCommitConflict(e)) {
+        if (attempt >= ATTEMPTS || CommitConflicts.reason(e).isEmpty()) {
           throw e;
         }
         out.printf("   %s: commit conflict with a concurrent writer on %s (%s); retrying (%d/%d)%n", name,
@@ -287,16 +308,6 @@ public final class MaintenanceJob {
         }
       }
     }
-  }
-
-  static boolean isCommitConflict(Throwable error) {
-    for (Throwable cause = error; cause != null; cause = cause.getCause()) {
-      if (cause instanceof CommitFailedException || cause instanceof ValidationException
-          || cause instanceof CommitStateUnknownException) {
-        return true;
-      }
-    }
-    return false;
   }
 
   private static String rootMessage(Throwable error) {

@@ -29,7 +29,9 @@ final class QuietPartitions {
    */
   static Optional<Expression> since(SparkSession spark, Table table, String sqlName, Instant cutoff) {
     PartitionSpec spec = table.spec();
-    String updatedSince = "last_updated_at >= TIMESTAMP_MICROS(" + cutoff.toEpochMilli() * 1000 + ")";
+    // last_updated_at is null once the snapshot that wrote the partition's files has expired: long quiet.
+    String updatedSince = "coalesce(last_updated_at >= TIMESTAMP_MICROS(" + cutoff.toEpochMilli() * 1000
+        + "), false)";
     if (spec.isUnpartitioned()) {
       Row counts = spark.sql("SELECT count(*), count_if(" + updatedSince + ") FROM " + sqlName + ".partitions").first();
       return counts.getLong(1) > 0 ? Optional.empty() : Optional.of(Expressions.alwaysTrue());
@@ -45,8 +47,9 @@ final class QuietPartitions {
       }
       Row partition = row.getStruct(0);
       Expression match = Expressions.alwaysTrue();
-      for (int i = 0; i < spec.fields().size(); i++) {
-        match = Expressions.and(match, equal(table, spec.fields().get(i), partition.get(i)));
+      // The struct holds the fields of every spec the table has had: read the current spec's by name.
+      for (PartitionField field : spec.fields()) {
+        match = Expressions.and(match, equal(table, field, partition.get(partition.fieldIndex(field.name()))));
       }
       recent = Expressions.or(recent, match);
     }

@@ -78,7 +78,8 @@ final class StreamPositions {
       if (from.isEmpty() || to.isEmpty() || from.getAsLong() == to.getAsLong()) {
         return OptionalLong.empty();
       }
-      // Written aside and renamed over, so that a stream starting meanwhile reads the old offset or the new one.
+      // Written aside, then moved over the old one (on the local file system and HDFS by one rename; where rename
+      // does not replace, there is a short moment without the file).
       Path written = new Path(initial.getParent(), ".0.tributary-" + System.nanoTime());
       try (var out = fs.create(written, false)) {
         out.write(("{\"version\":1,\"snapshot_id\":" + to.getAsLong()

@@ -129,10 +129,14 @@ class MaintenanceIT {
     TributaryConfig config = config("tributary.maintenance.bronze { snapshot-retention = 1 ms, retain-last = 1,"
         + " quiet-for = 0s }");
     new BronzeIngestJob(spark, config).createTables();
+    // Silver starts after two bronze snapshots and reads two more in a second run, so that where it started (its
+    // initial offset) lies before where it resumes.
     for (int batch = 0; batch < 4; batch++) {
       appendOrders(batch * 100, (batch + 1) * 100, 1, batch * 100);
+      if (batch % 2 == 1) {
+        new SilverMergeJob(spark, config).run(true);
+      }
     }
-    new SilverMergeJob(spark, config).run(true);
     // Silver has read four snapshots; six more arrive that it has not read yet.
     for (int batch = 4; batch < 10; batch++) {
       appendOrders(batch * 100 - 400, (batch + 1) * 100 - 400, 2, batch * 100);
@@ -162,6 +166,17 @@ class MaintenanceIT {
     new SilverMergeJob(spark, config).run(true);
     assertThat(spark.sql("SELECT count(*), count_if(seq = 2), count_if(status = 'paid') FROM " + catalog
         + ".silver.orders").first().toString()).isEqualTo("[600,600,600]");
+
+    // Compacted and expired again, bronze still gives a new entity all of its rows.
+    run(config, Optional.of("bronze.orders"), Optional.empty());
+    assertThat(spark.sql("SELECT operation FROM " + bronze + ".snapshots").collectAsList().toString())
+        .contains("replace");
+    TributaryConfig withNewEntity = config("tributary.silver.entities.orders_copy { source = bronze.orders,"
+        + " decoder = json, key = [order_id], sequence = [seq], table = silver.orders_copy,"
+        + " schema = \"order_id STRING, status STRING, amount DECIMAL(10,2), seq BIGINT\" }");
+    new SilverMergeJob(spark, withNewEntity).run(true);
+    assertThat(spark.sql("SELECT count(*), count_if(seq = 2), count_if(status = 'paid') FROM " + catalog
+        + ".silver.orders_copy").first().toString()).isEqualTo("[600,600,600]");
   }
 
   @Test

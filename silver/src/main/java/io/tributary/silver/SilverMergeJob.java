@@ -4,6 +4,7 @@ import io.tributary.common.config.InvalidConfigException;
 import io.tributary.common.config.SilverEntity;
 import io.tributary.common.config.TableFormat;
 import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.CommitConflicts;
 import io.tributary.common.lakehouse.LakehouseSession;
 import io.tributary.common.lakehouse.StreamProgressLog;
 import io.tributary.common.lakehouse.StreamSupervisor;
@@ -11,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
+import org.apache.iceberg.spark.Spark3Util;
 import org.apache.spark.api.java.function.VoidFunction2;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -92,6 +94,16 @@ public final class SilverMergeJob {
     CdcMerge merge = new CdcMerge(entity, silver, quarantine);
     LOG.info("silver-{}: {} -> {} ({})", entity.name(), bronze, silver,
         once ? "until caught up" : "every " + entity.trigger().toMillis() + " ms");
+    String checkpoint = config.checkpointFor("silver", TableFormat.ICEBERG, entity.table());
+    try {
+      if (InitialOffsets.startFromAllFiles(checkpoint, Spark3Util.loadIcebergTable(spark, bronze),
+          spark.sparkContext().hadoopConfiguration())) {
+        LOG.info("silver-{}: a new stream; it starts with every file of {}'s current snapshot", entity.name(), bronze);
+      }
+    } catch (org.apache.spark.sql.catalyst.parser.ParseException
+        | org.apache.spark.sql.catalyst.analysis.NoSuchTableException e) {
+      throw new IllegalStateException("cannot load " + bronze, e);
+    }
     try {
       return spark.readStream().format("iceberg")
           // Compaction's replace snapshots add no records and are always passed over. Overwrite and delete
@@ -103,7 +115,7 @@ public final class SilverMergeJob {
           .load(bronze)
           .writeStream()
           .queryName("silver-" + entity.name())
-          .option("checkpointLocation", config.checkpointFor("silver", TableFormat.ICEBERG, entity.table()))
+          .option("checkpointLocation", checkpoint)
           .trigger(once ? Trigger.AvailableNow() : Trigger.ProcessingTime(entity.trigger().toMillis()))
           .foreachBatch((VoidFunction2<Dataset<Row>, Long>) merge::apply)
           .start();

@@ -1,4 +1,4 @@
-package io.tributary.silver;
+package io.tributary.common.lakehouse;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -6,7 +6,7 @@ import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.ValidationException;
 import org.junit.jupiter.api.Test;
 
-/** Which failures restart a silver stream: commits lost to concurrent writers, and nothing else. */
+/** Which failures are retried: commits lost to concurrent writers, and nothing else. */
 class CommitConflictsTest {
   private static Throwable wrapped(Throwable cause) {
     return new IllegalStateException("[FOREACH_BATCH_USER_FUNCTION_ERROR] An error occurred", new RuntimeException(cause));

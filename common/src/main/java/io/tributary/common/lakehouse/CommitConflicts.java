@@ -1,4 +1,4 @@
-package io.tributary.silver;
+package io.tributary.common.lakehouse;
 
 import java.util.Optional;
 import org.apache.iceberg.exceptions.CommitFailedException;
@@ -6,15 +6,17 @@ import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.exceptions.ValidationException;
 
 /**
- * The silver failures a restart fixes: an Iceberg commit that lost to a concurrent writer (another stream on the
- * shared quarantine table, or maintenance rewriting files under a MERGE) after Iceberg's own retries, or a commit
- * whose outcome is unknown. A restart replays the batch from the checkpoint, and {@link CommittedBatches} skips what
- * already landed, so nothing is applied twice.
+ * The failures a retry fixes: an Iceberg commit that lost to a concurrent writer (another stream on the shared
+ * quarantine table, maintenance rewriting files under a MERGE, a stream committing under maintenance) after
+ * Iceberg's own retries, or a commit whose outcome is unknown. Silver restarts the stream (its batch replay is
+ * skipped where it already landed); maintenance runs the operation again on the refreshed table. Any other
+ * validation failure (an unknown column) is not retried.
  */
-final class CommitConflicts {
+public final class CommitConflicts {
   private CommitConflicts() {}
 
-  static Optional<String> reason(Throwable failure) {
+  /** Why a failure is a lost commit that a retry or restart fixes; empty for any other failure. */
+  public static Optional<String> reason(Throwable failure) {
     for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
       if (cause instanceof CommitFailedException) {
         return Optional.of("an Iceberg commit lost to a concurrent writer: " + cause.getMessage());
