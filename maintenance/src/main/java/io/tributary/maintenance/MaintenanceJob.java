@@ -24,11 +24,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Supplier;
-import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.spark.Spark3Util;
-import org.apache.iceberg.util.SnapshotUtil;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
@@ -224,8 +222,8 @@ public final class MaintenanceJob {
 
   /**
    * The earliest snapshot expiry must keep. Bronze: where the silver streams reading it resume (each stream's
-   * initial offset is first moved up to there, see {@link StreamPositions#moveInitialOffset}), and the latest append,
-   * where a new stream starts. Silver: each stream's latest commit.
+   * initial offset is first moved up to there, see {@link StreamPositions#moveInitialOffset}). Silver: each
+   * stream's latest commit.
    */
   private OptionalLong oldestReadPosition(MaintainedTable table, Table iceberg, PrintStream out) {
     if (table.layer() == Layer.SILVER) {
@@ -245,19 +243,6 @@ public final class MaintenanceJob {
         .min(Comparator.comparingLong(entry -> timestamp(iceberg, entry.getValue())));
     oldest.ifPresent(entry -> out.println("      " + entry.getKey() + " resumes at snapshot " + entry.getValue()
         + " (of " + positions.size() + " stream" + (positions.size() == 1 ? "" : "s") + " reading this table)"));
-    // A new silver stream starts with every file of the latest append (a replace snapshot cannot be a start).
-    Snapshot latestAppend = null;
-    for (Snapshot snapshot : SnapshotUtil.currentAncestors(iceberg)) {
-      if (!DataOperations.REPLACE.equals(snapshot.operation())) {
-        latestAppend = snapshot;
-        break;
-      }
-    }
-    if (latestAppend != null && (oldest.isEmpty()
-        || latestAppend.timestampMillis() < timestamp(iceberg, oldest.get().getValue()))) {
-      out.println("      new streams start at snapshot " + latestAppend.snapshotId() + " (the latest append)");
-      return OptionalLong.of(latestAppend.snapshotId());
-    }
     return oldest.map(entry -> OptionalLong.of(entry.getValue())).orElse(OptionalLong.empty());
   }
 

@@ -12,7 +12,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
-import org.apache.iceberg.spark.Spark3Util;
 import org.apache.spark.api.java.function.VoidFunction2;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -95,15 +94,6 @@ public final class SilverMergeJob {
     LOG.info("silver-{}: {} -> {} ({})", entity.name(), bronze, silver,
         once ? "until caught up" : "every " + entity.trigger().toMillis() + " ms");
     String checkpoint = config.checkpointFor("silver", TableFormat.ICEBERG, entity.table());
-    try {
-      if (InitialOffsets.startFromAllFiles(checkpoint, Spark3Util.loadIcebergTable(spark, bronze),
-          spark.sparkContext().hadoopConfiguration())) {
-        LOG.info("silver-{}: a new stream; it starts with every file of {}'s current snapshot", entity.name(), bronze);
-      }
-    } catch (org.apache.spark.sql.catalyst.parser.ParseException
-        | org.apache.spark.sql.catalyst.analysis.NoSuchTableException e) {
-      throw new IllegalStateException("cannot load " + bronze, e);
-    }
     try {
       return spark.readStream().format("iceberg")
           // Compaction's replace snapshots add no records and are always passed over. Overwrite and delete
