@@ -33,8 +33,9 @@ final class QuietPartitions {
     String updatedSince = "coalesce(last_updated_at >= TIMESTAMP_MICROS(" + cutoff.toEpochMilli() * 1000
         + "), false)";
     if (spec.isUnpartitioned()) {
-      Row counts = spark.sql("SELECT count(*), count_if(" + updatedSince + ") FROM " + sqlName + ".partitions").first();
-      return counts.getLong(1) > 0 ? Optional.empty() : Optional.of(Expressions.alwaysTrue());
+      long recent = spark.sql("SELECT count_if(" + updatedSince + ") FROM " + sqlName + ".partitions").first()
+          .getLong(0);
+      return recent > 0 ? Optional.empty() : Optional.of(Expressions.alwaysTrue());
     }
     List<Row> partitions = spark.sql("SELECT partition, " + updatedSince + " AS recent FROM " + sqlName
         + ".partitions WHERE spec_id = " + spec.specId()).collectAsList();

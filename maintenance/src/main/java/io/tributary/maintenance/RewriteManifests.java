@@ -1,6 +1,7 @@
 package io.tributary.maintenance;
 
 import org.apache.iceberg.Table;
+import org.apache.iceberg.relocated.com.google.common.collect.Iterables;
 import org.apache.iceberg.spark.actions.SparkActions;
 import org.apache.spark.sql.SparkSession;
 
@@ -31,14 +32,6 @@ final class RewriteManifests {
 
   Result execute() {
     var result = SparkActions.get(spark).rewriteManifests(table).execute();
-    int rewritten = 0;
-    int added = 0;
-    for (var ignored : result.rewrittenManifests()) {
-      rewritten++;
-    }
-    for (var ignored : result.addedManifests()) {
-      added++;
-    }
-    return new Result(rewritten, added);
+    return new Result(Iterables.size(result.rewrittenManifests()), Iterables.size(result.addedManifests()));
   }
 }
