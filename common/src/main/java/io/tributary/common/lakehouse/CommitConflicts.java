@@ -25,10 +25,14 @@ public final class CommitConflicts {
         return Optional.of("an Iceberg commit's outcome is unknown: " + firstLine(cause.getMessage()));
       }
       // "Found conflicting files", "found new delete for replaced data file", and "Cannot commit, missing data
-      // files" when compaction replaced files this MERGE read or deletes rows of.
+      // files" when compaction replaced files this MERGE read or deletes rows of; "Missing required files to
+      // delete" when a MERGE replaces the position-delete files of a data file (file-scoped deletes) that
+      // maintenance rewrote or removed as dangling in the meantime.
       if (cause instanceof ValidationException && cause.getMessage() != null
           && (cause.getMessage().contains("conflicting") || cause.getMessage().contains("found new delete")
-              || cause.getMessage().contains("missing data files"))) {
+              || cause.getMessage().contains("found new position delete")
+              || cause.getMessage().contains("missing data files")
+              || cause.getMessage().contains("Missing required files to delete"))) {
         return Optional.of("a concurrent commit changed files this MERGE read: " + firstLine(cause.getMessage()));
       }
     }

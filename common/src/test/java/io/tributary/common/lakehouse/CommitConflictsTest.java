@@ -23,6 +23,10 @@ class CommitConflictsTest {
     assertThat(CommitConflicts.reason(wrapped(new ValidationException("Cannot commit, missing data files:"
         + " [a.parquet]")))).hasValueSatisfying(reason -> assertThat(reason).startsWith(
             "a concurrent commit changed files this MERGE read: Cannot commit, missing data files"));
+    // Maintenance rewrote (or dropped as dangling) the delete files this MERGE replaces with merged ones; seen in
+    // MaintenanceWhileStreamingIT on the history table.
+    assertThat(CommitConflicts.reason(wrapped(new ValidationException("Missing required files to delete:"
+        + " /w/silver/customer_history/data/id_bucket=7/00000-1-deletes.parquet")))).isPresent();
   }
 
   @Test
