@@ -34,12 +34,26 @@ public final class BronzeIngestJob {
   private final SparkSession spark;
   private final TributaryConfig config;
   private final BronzeTable table;
+  private boolean acceptDataLoss;
 
   public BronzeIngestJob(SparkSession spark, TributaryConfig config) {
     this.spark = spark;
     this.config = config;
     this.table = new BronzeTable(new Tables(config.catalog()), config.bronze().format());
     checkConfig(config);
+  }
+
+  /**
+   * Every source skips records Kafka deleted before bronze loaded them, as with {@code on-data-loss = skip}
+   * ({@code bronze --accept-data-loss}); the skipped ranges are recorded in {@code <namespace>._lost_offsets}.
+   */
+  public BronzeIngestJob acceptingDataLoss() {
+    this.acceptDataLoss = true;
+    return this;
+  }
+
+  private boolean skipsLoss(BronzeSource source) {
+    return acceptDataLoss || source.onDataLoss() == OnDataLoss.SKIP;
   }
 
   /** What bronze needs beyond a valid config; called before a session is started, so it fails fast. */
@@ -89,7 +103,7 @@ public final class BronzeIngestJob {
 
   private StreamingQuery startStream(BronzeSource source, boolean once) {
     checkOffsets(source);
-    BronzeStream stream = new BronzeStream(source, config.kafka(), table, checkpoint(source));
+    BronzeStream stream = new BronzeStream(source, config.kafka(), table, checkpoint(source), !skipsLoss(source));
     LOG.info("{}: {} -> {} ({})", stream.queryName(), source.subscription(), table.sqlName(source),
         once ? "until caught up" : "every " + source.trigger().toMillis() + " ms");
     try {
@@ -116,7 +130,7 @@ public final class BronzeIngestJob {
     if (source == null) {
       throw new IllegalArgumentException("No bronze source named '" + sourceName + "'");
     }
-    return new BronzeStream(source, config.kafka(), table, checkpoint(source)).records(spark);
+    return new BronzeStream(source, config.kafka(), table, checkpoint(source), !skipsLoss(source)).records(spark);
   }
 
   String checkpoint(BronzeSource source) {
@@ -128,7 +142,7 @@ public final class BronzeIngestJob {
     try {
       lost = lossCheck().check(source.name(), source.table().toString(), checkpoint(source));
     } catch (RuntimeException e) {
-      if (source.onDataLoss() == OnDataLoss.SKIP) {
+      if (skipsLoss(source)) {
         // The user accepts gaps; an unanswered check must not keep the stream from starting.
         LOG.warn("{}: could not compare the checkpoint with Kafka's earliest offsets ({}); starting anyway",
             source.name(), e.getMessage());
@@ -141,16 +155,24 @@ public final class BronzeIngestJob {
     if (lost.isEmpty()) {
       return;
     }
-    if (source.onDataLoss() == OnDataLoss.FAIL) {
+    if (!skipsLoss(source)) {
       throw new BronzeDataLossException(lost.failureMessage(false), null);
     }
-    LOG.warn("{}\nSkipping them, because tributary.bronze.sources.{}.on-data-loss = skip.", lost.describe(),
-        source.name());
+    String acceptedBy = acceptDataLoss ? "bronze --accept-data-loss"
+        : "tributary.bronze.sources." + source.name() + ".on-data-loss = skip";
+    LOG.warn("{}\nSkipping them, because of {}; recorded in {}.", lost.describe(), acceptedBy,
+        LostOffsetsLog.tableFor(config.catalog().name(), source.table()));
+    try {
+      LostOffsetsLog.record(spark, config.catalog().name(), source.table(), lost, acceptedBy);
+    } catch (Exception e) {
+      throw new IllegalStateException("bronze-" + source.name() + ": cannot record the skipped offsets in "
+          + LostOffsetsLog.tableFor(config.catalog().name(), source.table()) + ": " + e.getMessage(), e);
+    }
   }
 
   /** A stream that failed because Kafka deleted records under it gets the same precise message as at start. */
   private RuntimeException explain(BronzeSource source, StreamingQueryException failure) {
-    if (source.onDataLoss() == OnDataLoss.FAIL) {
+    if (!skipsLoss(source)) {
       try {
         LostOffsets lost = lossCheck().check(source.name(), source.table().toString(), checkpoint(source));
         if (!lost.isEmpty()) {
@@ -163,7 +185,7 @@ public final class BronzeIngestJob {
     return new IllegalStateException("bronze-" + source.name() + " failed: " + failure.getMessage(), failure);
   }
 
-  private OffsetLossCheck lossCheck() {
+  OffsetLossCheck lossCheck() {
     return new OffsetLossCheck(config.kafka().clientProperties(), spark.sessionState().newHadoopConf());
   }
 }

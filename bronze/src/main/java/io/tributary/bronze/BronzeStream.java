@@ -2,7 +2,6 @@ package io.tributary.bronze;
 
 import io.tributary.common.config.BronzeSource;
 import io.tributary.common.config.KafkaConfig;
-import io.tributary.common.config.OnDataLoss;
 import java.util.concurrent.TimeoutException;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -22,12 +21,25 @@ final class BronzeStream {
   private final KafkaConfig kafka;
   private final BronzeTable table;
   private final String checkpoint;
+  private final boolean failOnDataLoss;
 
-  BronzeStream(BronzeSource source, KafkaConfig kafka, BronzeTable table, String checkpoint) {
+  /** The bronze row's columns from Spark's Kafka source; a re-ingest selects the same. */
+  static final String[] COLUMNS = {
+      "topic",
+      "partition",
+      "offset",
+      "timestamp AS kafka_timestamp",
+      "key",
+      "value",
+      "headers",
+      "current_timestamp() AS ingested_at"};
+
+  BronzeStream(BronzeSource source, KafkaConfig kafka, BronzeTable table, String checkpoint, boolean failOnDataLoss) {
     this.source = source;
     this.kafka = kafka;
     this.table = table;
     this.checkpoint = checkpoint;
+    this.failOnDataLoss = failOnDataLoss;
   }
 
   String queryName() {
@@ -41,19 +53,11 @@ final class BronzeStream {
         .option("startingOffsets", source.startingOffsets())
         .option("maxOffsetsPerTrigger", source.maxOffsetsPerTrigger())
         .option("includeHeaders", "true")
-        .option("failOnDataLoss", String.valueOf(source.onDataLoss() == OnDataLoss.FAIL));
+        .option("failOnDataLoss", String.valueOf(failOnDataLoss));
     reader = source.pattern() != null
         ? reader.option("subscribePattern", source.pattern())
         : reader.option("subscribe", String.join(",", source.topics()));
-    return reader.load().selectExpr(
-        "topic",
-        "partition",
-        "offset",
-        "timestamp AS kafka_timestamp",
-        "key",
-        "value",
-        "headers",
-        "current_timestamp() AS ingested_at");
+    return reader.load().selectExpr(COLUMNS);
   }
 
   StreamingQuery start(SparkSession spark, boolean once) throws TimeoutException {

@@ -43,7 +43,8 @@ record LostOffsets(String sourceName, String table, List<Range> ranges) {
         + ", so nothing was skipped. Either:\n"
         + "  - re-publish those records to the topic from their origin (the source database through Debezium, a mirror"
         + " or backup of the topic) and run bronze again, or\n"
-        + "  - accept the loss: set tributary.bronze.sources." + sourceName + ".on-data-loss = skip and run bronze"
-        + " again; it loads what Kafka still has and logs the skipped ranges.";
+        + "  - accept the loss: set tributary.bronze.sources." + sourceName + ".on-data-loss = skip, or run bronze"
+        + " once with --accept-data-loss; it loads what Kafka still has and records the skipped ranges in the"
+        + " table _lost_offsets next to " + table + ".";
   }
 }

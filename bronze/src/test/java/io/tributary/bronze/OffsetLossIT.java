@@ -66,8 +66,24 @@ class OffsetLossIT {
             + " (source 'short') has not loaded yet; retention deleted them before they were ingested:\n"
             + "  " + topic + " partition 0: offsets 50 to " + (earliest - 1) + " (" + (earliest - 50) + " records)\n"
             + "The stream did not start, so nothing was skipped.")
-        .hasMessageContaining("set tributary.bronze.sources.short.on-data-loss = skip");
+        .hasMessageContaining("set tributary.bronze.sources.short.on-data-loss = skip, or run bronze once with"
+            + " --accept-data-loss");
     assertThat(fixture.read(spark, failing, "short")).hasSize(50);
+
+    // Replaying the start of the topic: Kafka lost it, but bronze holds it, so the way forward is a rebuild from
+    // bronze; accepting the loss records no gap, since bronze has every record.
+    BronzeReingest.Bounds fromStart = new BronzeReingest.Bounds.Offsets("{\"" + topic + "\":{\"0\":0}}",
+        java.util.Optional.empty());
+    assertThatThrownBy(() -> new BronzeReingest(spark, failing).run("short", fromStart, false, System.out))
+        .isInstanceOf(BronzeDataLossException.class)
+        .hasMessageStartingWith("Kafka no longer has 50 records of the range (retention deleted them):\n"
+            + "  " + topic + " partition 0: offsets 0 to 49 (50 records), bronze holds 50\n"
+            + "Bronze table bronze.short holds 50 of them: they need no replay from Kafka. To rebuild the tables"
+            + " built from bronze, run:\n  tributary rebuild --config FILE --table <silver table>\n")
+        .hasMessageEndingWith("add --accept-data-loss.");
+    BronzeReingest.Result accepted = new BronzeReingest(spark, failing).run("short", fromStart, true, System.out);
+    assertThat(accepted.added()).isZero();
+    assertThat(spark.catalog().tableExists(failing.catalog().name() + ".bronze._lost_offsets")).isFalse();
 
     TributaryConfig skipping = fixture.config(Map.of("short", "short"),
         "tributary.bronze.sources.short.on-data-loss = skip");
@@ -78,6 +94,11 @@ class OffsetLossIT {
     assertThat(landed.stream().map(row -> row.coordinates().offset()).distinct().count()).isEqualTo(landed.size());
     assertThat(landed.stream().mapToLong(row -> row.coordinates().offset()).filter(o -> o >= 50 && o < earliest))
         .isEmpty();
+    // The gap is a fact in the lakehouse, not only a log line.
+    assertThat(spark.sql("SELECT source, bronze_table, topic, `partition`, from_offset, to_offset, records,"
+        + " accepted_by FROM " + skipping.catalog().name() + ".bronze._lost_offsets").collectAsList().toString())
+        .isEqualTo("[[short,bronze.short," + topic + ",0,50," + earliest + "," + (earliest - 50)
+            + ",tributary.bronze.sources.short.on-data-loss = skip]]");
   }
 
   private static void shortenRetention(BronzeFixture fixture, String topic) throws Exception {

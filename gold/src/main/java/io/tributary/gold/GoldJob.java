@@ -36,13 +36,23 @@ public final class GoldJob {
    */
   public List<ModelRun> run(Optional<String> select, boolean downstream, Interval interval, boolean dryRun,
       PrintStream out) {
+    return run(select, downstream, interval, false, dryRun, out);
+  }
+
+  /**
+   * As {@link #run(Optional, boolean, Interval, boolean, PrintStream)}; with {@code fullRefresh} every selected model
+   * replaces its whole table with its result for the interval, in one commit after its tests passed (a rebuild:
+   * readers see the old table or the new one, and the old one stays readable by time travel).
+   */
+  public List<ModelRun> run(Optional<String> select, boolean downstream, Interval interval, boolean fullRefresh,
+      boolean dryRun, PrintStream out) {
     long started = System.nanoTime();
     LakehouseSession.registerCatalog(spark, config.catalog());
     // The session's Hadoop settings reach the models folder too (s3a credentials, HDFS).
     ModelGraph graph = ModelGraph.load(config.gold().models(), spark.sparkContext().hadoopConfiguration());
     List<GoldModel> selected = select.map(name -> graph.select(name, downstream)).orElseGet(graph::inOrder);
     GoldRunner runner = new GoldRunner(spark, config);
-    GoldPlan plan = runner.plan(selected, interval);
+    GoldPlan plan = runner.plan(selected, interval, fullRefresh);
     LOG.info("gold plan for {}: {} models read, inputs pinned, SQL analysed in {} ms", interval, selected.size(),
         (System.nanoTime() - started) / 1_000_000);
     if (dryRun) {

@@ -5,9 +5,12 @@ import java.util.List;
 /**
  * The models a run builds, in order, for one interval, with their inputs pinned. {@link #describe()} is what
  * {@code --dry-run} prints: every model with its table, what it reads and the SQL that would run.
+ *
+ * @param fullRefresh every model replaces its whole table with its result for the interval (a rebuild), whatever
+ *     its materialization
  */
 public record GoldPlan(Interval interval, List<GoldModel> models, InputTables inputs, String catalog,
-    String namespace) {
+    String namespace, boolean fullRefresh) {
 
   /** The SQL name of a model's table. */
   String tableOf(GoldModel model) {
@@ -36,6 +39,9 @@ public record GoldPlan(Interval interval, List<GoldModel> models, InputTables in
   /** E.g. {@code daily_revenue: incremental, overwrites delivery_date in 2026-11-01 of lake.gold.daily_revenue}. */
   String headline(GoldModel model) {
     String table = tableOf(model);
+    if (fullRefresh) {
+      return model.name() + ": full refresh, replaces " + table + " with the result for " + interval;
+    }
     return model.name() + ": " + switch (model.materialization()) {
       case TABLE -> "table, replaces " + table;
       case INCREMENTAL -> "incremental, overwrites " + model.partitionBy().orElseThrow() + " in " + interval + " of "

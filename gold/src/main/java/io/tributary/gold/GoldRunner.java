@@ -36,6 +36,15 @@ public final class GoldRunner {
    * @throws InvalidModelException naming every unknown table and every SQL that does not analyse
    */
   public GoldPlan plan(List<GoldModel> selected, Interval interval) {
+    return plan(selected, interval, false);
+  }
+
+  /**
+   * The plan; with {@code fullRefresh} every model replaces its whole table with its result for the interval.
+   *
+   * @throws InvalidModelException naming every unknown table and every SQL that does not analyse
+   */
+  public GoldPlan plan(List<GoldModel> selected, Interval interval, boolean fullRefresh) {
     List<String> problems = new ArrayList<>();
     String catalog = config.catalog().name();
     InputTables inputs = InputTables.pin(spark, catalog, config.gold(), selected, problems);
@@ -53,7 +62,8 @@ public final class GoldRunner {
     if (!problems.isEmpty()) {
       throw new InvalidModelException(problems);
     }
-    return new GoldPlan(interval, List.copyOf(selected), inputs, catalog, config.gold().namespace());
+    return new GoldPlan(interval, List.copyOf(selected), inputs, catalog, config.gold().namespace(),
+        fullRefresh);
   }
 
   /** Runs the plan; {@code progress} gets a line as each model starts and another as it commits. */
@@ -86,7 +96,8 @@ public final class GoldRunner {
       long checked = System.nanoTime();
       Lineage lineage = new Lineage(model.name(), model.version(), plan.interval().toString(), inputs.lineage(model),
           runId);
-      long snapshot = writer.write(model, result, view, plan.tableOf(model), plan.interval(), lineage);
+      long snapshot = writer.write(model, result, view, plan.tableOf(model), plan.interval(), lineage,
+          plan.fullRefresh());
       inputs.committed(model.name(), snapshot);
       long committed = System.nanoTime();
       LOG.info("gold {} for {}: {} rows; query {} ms, checks {} ms, commit {} ms", model.name(), plan.interval(),

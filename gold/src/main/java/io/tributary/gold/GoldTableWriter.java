@@ -33,16 +33,18 @@ final class GoldTableWriter {
   }
 
   /** Writes {@code result} (registered as view {@code view}) to {@code table}; returns the committed snapshot id. */
-  long write(GoldModel model, Dataset<Row> result, String view, String table, Interval interval, Lineage lineage) {
+  long write(GoldModel model, Dataset<Row> result, String view, String table, Interval interval, Lineage lineage,
+      boolean fullRefresh) {
     boolean exists = spark.catalog().tableExists(table);
-    if (exists && model.materialization() != Materialization.TABLE) {
+    boolean replace = !exists || fullRefresh || model.materialization() == Materialization.TABLE;
+    if (!replace) {
       requireSameColumns(model, result.schema(), spark.table(table).schema(), table);
     }
-    if (exists && model.materialization() == Materialization.INCREMENTAL) {
+    if (!replace && model.materialization() == Materialization.INCREMENTAL) {
       requirePartitionedBy(model, table);
     }
     CommitMetadata.withCommitProperties(lineage.summary(), () -> {
-      if (!exists || model.materialization() == Materialization.TABLE) {
+      if (replace) {
         var writer = result.writeTo(table).using("iceberg").tableProperty("tributary.gold.model", model.name());
         PROPERTIES.forEach(writer::tableProperty);
         model.partitionBy().ifPresent(column -> writer.partitionedBy(col(column)));

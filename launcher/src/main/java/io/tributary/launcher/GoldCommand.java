@@ -21,20 +21,21 @@ final class GoldCommand implements Command {
   @Override
   public String usage() {
     return "--config FILE (--date YYYY-MM-DD | --from YYYY-MM-DD --to YYYY-MM-DD) [--select MODEL [--downstream]]"
-        + " [--dry-run]\n           build the gold SQL models for a day or a range of days (both included)";
+        + " [--full-refresh] [--dry-run]\n           build the gold SQL models for a day or a range of days (both"
+        + " included); --full-refresh replaces each table with the result for the range (a rebuild)";
   }
 
   @Override
   public int run(List<String> argList) {
     Arguments args = Arguments.parse(name(), argList, Set.of("config", "date", "from", "to", "select"),
-        Set.of("downstream", "dry-run"));
+        Set.of("downstream", "dry-run", "full-refresh"));
     Interval interval = interval(args);
     if (args.flag("downstream") && args.value("select").isEmpty()) {
       throw new UsageException("'gold': --downstream needs --select MODEL");
     }
     TributaryConfig config = ConfigOption.load(args);
     new GoldJob(Sessions.start(config, name()), config).run(args.value("select"), args.flag("downstream"), interval,
-        args.flag("dry-run"), System.out);
+        args.flag("full-refresh"), args.flag("dry-run"), System.out);
     return Tributary.OK;
   }
 

@@ -29,7 +29,7 @@ public final class Tributary {
 
   Tributary() {
     for (Command command : List.of(new BronzeCommand(), new SilverCommand(), new GoldCommand(), new MaintainCommand(), new HealthCommand(),
-        new KafkaCommand(), new ProduceCommand(),
+        new ReingestCommand(), new RebuildCommand(), new RollbackCommand(), new KafkaCommand(), new ProduceCommand(),
         new DemoCommand())) {
       commands.put(command.name(), command);
     }

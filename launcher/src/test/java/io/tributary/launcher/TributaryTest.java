@@ -53,7 +53,7 @@ class TributaryTest {
   @Test
   void rejectsAnUnknownOption() {
     assertThat(new Tributary().run(List.of("bronze", "--config", "x.conf", "--onse"))).isEqualTo(Tributary.USAGE);
-    assertThat(stderr()).isEqualTo("'bronze': unknown option --onse (options: --config, --once)");
+    assertThat(stderr()).isEqualTo("'bronze': unknown option --onse (options: --accept-data-loss, --config, --once)");
   }
 
   @Test
@@ -81,6 +81,52 @@ class TributaryTest {
         "'gold': --to 2026-11-01 is before --from 2026-11-02",
         "'gold': option --to is required",
         "'gold': --downstream needs --select MODEL");
+  }
+
+  @Test
+  void recoveryCommandsCheckTheirArgumentsBeforeAnythingStarts() {
+    String config = "../conf/application.conf";
+    List<List<String>> wrong = List.of(
+        List.of("reingest", "--config", config, "--source", "orders"),
+        List.of("reingest", "--config", config, "--source", "orders", "--from-offsets", "{}", "--from-time",
+            "2026-11-01"),
+        List.of("reingest", "--config", config, "--source", "orders", "--from-time", "yesterday", "--to-time",
+            "2026-11-01"),
+        List.of("reingest", "--config", config, "--source", "orders", "--from-time", "2026-11-02", "--to-time",
+            "2026-11-01"),
+        List.of("reingest", "--config", config, "--source", "payments", "--from-time", "2026-11-01", "--to-time",
+            "2026-11-02"),
+        List.of("rebuild", "--config", config, "--table", "orders"),
+        List.of("rebuild", "--config", config, "--table", "bronze.orders"),
+        List.of("rebuild", "--config", config, "--table", "silver.payments"),
+        List.of("rebuild", "--config", config, "--table", "gold.daily_revenue", "--from-snapshot", "1"),
+        List.of("rebuild", "--config", config, "--table", "silver.orders", "--from-snapshot", "latest"),
+        List.of("rollback", "--config", config, "--table", "silver.orders"),
+        List.of("rollback", "--config", config, "--table", "bronze.orders", "--snapshot", "1"));
+    for (List<String> args : wrong) {
+      assertThat(new Tributary().run(args)).as(String.join(" ", args)).isEqualTo(Tributary.USAGE);
+    }
+    assertThat(stderr().lines()).containsExactly(
+        "'reingest': give the range either as --from-offsets JSON [--to-offsets JSON] or as --from-time T"
+            + " --to-time T",
+        "'reingest': give the range either as --from-offsets JSON [--to-offsets JSON] or as --from-time T"
+            + " --to-time T",
+        "'reingest': --from-time must be a time such as 2026-11-30T12:00:00Z or 2026-11-30 12:00:00 (UTC); got"
+            + " 'yesterday'",
+        "'reingest': --from-time must be before --to-time",
+        "'reingest': no bronze source named 'payments' (sources: orders, customers)",
+        "'rebuild': --table must be NAMESPACE.TABLE; got 'orders'",
+        "'rebuild': bronze.orders is a bronze table, the raw record of Kafka; load missing records with"
+            + " 'reingest', and rebuild the silver tables built from it",
+        "'rebuild': silver.payments is not the silver table of any entity in tributary.silver.entities (tables:"
+            + " silver.customer_history, silver.customers, silver.orders)",
+        "'rebuild': a gold table is rebuilt from its days (--from and --to), not from a snapshot; to go back to a"
+            + " snapshot, use rollback",
+        "'rebuild': --from-snapshot must be a number; got 'latest'",
+        "'rollback': give the target as --snapshot ID or --timestamp T",
+        "'rollback': bronze.orders is a bronze table, the raw record of Kafka: its stream has loaded the records a"
+            + " rollback would drop, so they would be lost. Roll back the silver or gold tables built from it"
+            + " instead.");
   }
 
   @Test

@@ -234,7 +234,7 @@ public final class MaintenanceJob {
     }
     var hadoop = spark.sparkContext().hadoopConfiguration();
     Map<String, Long> positions = new LinkedHashMap<>();
-    StreamPositions.readersOf(config, table.name()).forEach((stream, checkpoint) -> {
+    StreamPositions.readersOf(config, table.name(), this::silverTable).forEach((stream, checkpoint) -> {
       StreamPositions.moveInitialOffset(checkpoint, hadoop).ifPresent(from -> out.println("      " + stream
           + ": initial offset moved from snapshot " + from + " to where it resumes"));
       StreamPositions.position(checkpoint, hadoop).ifPresent(snapshot -> positions.put(stream, snapshot));
@@ -244,6 +244,19 @@ public final class MaintenanceJob {
     oldest.ifPresent(entry -> out.println("      " + entry.getKey() + " resumes at snapshot " + entry.getValue()
         + " (of " + positions.size() + " stream" + (positions.size() == 1 ? "" : "s") + " reading this table)"));
     return oldest.map(entry -> OptionalLong.of(entry.getValue())).orElse(OptionalLong.empty());
+  }
+
+  /** A silver table, if it exists (the checkpoint its stream runs with is recorded there). */
+  private Optional<Table> silverTable(io.tributary.common.config.TableName name) {
+    String sqlName = config.catalog().name() + "." + name;
+    if (!spark.catalog().tableExists(sqlName)) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(Spark3Util.loadIcebergTable(spark, sqlName));
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot load " + sqlName + ": " + e.getMessage(), e);
+    }
   }
 
   /**

@@ -1,15 +1,17 @@
 package io.tributary.maintenance;
 
 import io.tributary.common.config.SilverEntity;
-import io.tributary.common.config.TableFormat;
 import io.tributary.common.config.TableName;
 import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.SilverCheckpoints;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
 import java.util.OptionalLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -17,6 +19,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.iceberg.Table;
 
 /**
  * Where the silver streams reading a bronze table stand, from their checkpoints: the Iceberg snapshot each one's
@@ -29,13 +32,18 @@ final class StreamPositions {
 
   private StreamPositions() {}
 
-  /** Stream name (silver-customers) → the checkpoint of each silver stream reading {@code bronzeTable}. */
-  static Map<String, String> readersOf(TributaryConfig config, TableName bronzeTable) {
+  /**
+   * Stream name (silver-customers) → the checkpoint of each silver stream reading {@code bronzeTable}: the one its
+   * silver table names (see {@link SilverCheckpoints}), or the configured one before the table exists.
+   */
+  static Map<String, String> readersOf(TributaryConfig config, TableName bronzeTable,
+      Function<TableName, Optional<Table>> silverTables) {
     Map<String, String> checkpoints = new LinkedHashMap<>();
     for (SilverEntity entity : config.silver().entityList()) {
       if (entity.source().equals(bronzeTable)) {
-        checkpoints.put("silver-" + entity.name(), config.checkpointFor("silver", TableFormat.ICEBERG,
-            entity.table()));
+        checkpoints.put("silver-" + entity.name(), silverTables.apply(entity.table())
+            .map(table -> SilverCheckpoints.current(config, entity, table))
+            .orElseGet(() -> SilverCheckpoints.configured(config, entity)));
       }
     }
     return checkpoints;

@@ -167,6 +167,16 @@ class MaintenanceIT {
     assertThat(spark.sql("SELECT count(*), count_if(seq = 2), count_if(status = 'paid') FROM " + catalog
         + ".silver.orders").first().toString()).isEqualTo("[600,600,600]");
 
+    // Compacted and expired again, bronze still gives a new entity all of its rows.
+    run(config, Optional.of("bronze.orders"), Optional.empty());
+    assertThat(spark.sql("SELECT operation FROM " + bronze + ".snapshots").collectAsList().toString())
+        .contains("replace");
+    TributaryConfig withNewEntity = config("tributary.silver.entities.orders_copy { source = bronze.orders,"
+        + " decoder = json, key = [order_id], sequence = [seq], table = silver.orders_copy,"
+        + " schema = \"order_id STRING, status STRING, amount DECIMAL(10,2), seq BIGINT\" }");
+    new SilverMergeJob(spark, withNewEntity).run(true);
+    assertThat(spark.sql("SELECT count(*), count_if(seq = 2), count_if(status = 'paid') FROM " + catalog
+        + ".silver.orders_copy").first().toString()).isEqualTo("[600,600,600]");
   }
 
   @Test

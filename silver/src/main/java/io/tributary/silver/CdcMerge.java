@@ -3,6 +3,7 @@ package io.tributary.silver;
 import io.tributary.common.config.SilverEntity;
 import io.tributary.common.config.SilverEntity.SchemaEvolution;
 import io.tributary.common.lakehouse.LocalCheckpoints;
+import io.tributary.common.lakehouse.SilverCheckpoints;
 import io.tributary.silver.Truncates.Truncate;
 import java.util.List;
 import java.util.Map;
@@ -28,18 +29,57 @@ final class CdcMerge {
   private final String silverTable;
   private final String quarantineTable;
   private final ChangeDecoder decoder;
+  private final String checkpoint;
+  private final String configuredCheckpoint;
 
-  CdcMerge(SilverEntity entity, String silverTable, String quarantineTable) {
+  /**
+   * @param checkpoint the checkpoint of the stream applying the batches
+   * @param configuredCheckpoint the entity's checkpoint in config, which owns a table that names none
+   */
+  CdcMerge(SilverEntity entity, String silverTable, String quarantineTable, String checkpoint,
+      String configuredCheckpoint) {
     this.entity = entity;
     this.silverTable = silverTable;
     this.quarantineTable = quarantineTable;
     this.decoder = ChangeDecoder.of(entity);
+    this.checkpoint = checkpoint;
+    this.configuredCheckpoint = configuredCheckpoint;
   }
 
+  /** The foreachBatch body: the batch of the running streaming query. */
   void apply(Dataset<Row> batch, long batchId) throws Exception {
+    apply(batch, batch.sparkSession().sparkContext().getLocalProperty("sql.streaming.queryId"), batchId);
+  }
+
+  /**
+   * Applies a batch of bronze rows as batch {@code batchId} of stream {@code streamId}. A stream whose table was
+   * switched to another checkpoint (a rebuild or a rollback) stops here with {@link StreamMovedException}, also
+   * when its commit lost to the switch, so that its supervisor restarts it from the table's checkpoint.
+   */
+  void apply(Dataset<Row> batch, String streamId, long batchId) throws Exception {
     SparkSession spark = batch.sparkSession();
-    String streamId = spark.sparkContext().getLocalProperty("sql.streaming.queryId");
     Table silver = Spark3Util.loadIcebergTable(spark, silverTable);
+    requireOwner(silver, null);
+    try {
+      applyOwned(spark, batch, silver, streamId, batchId);
+    } catch (Exception e) {
+      silver.refresh();
+      requireOwner(silver, e);
+      throw e;
+    }
+  }
+
+  private void requireOwner(Table silver, Exception failure) {
+    String owner = silver.properties().getOrDefault(SilverCheckpoints.PROPERTY, configuredCheckpoint);
+    if (!owner.equals(checkpoint)) {
+      throw new StreamMovedException("silver-" + entity.name() + ": " + silverTable + " now goes with the"
+          + " checkpoint " + owner + " (it was rebuilt or rolled back); this stream (checkpoint " + checkpoint
+          + ") stops without committing", failure);
+    }
+  }
+
+  private void applyOwned(SparkSession spark, Dataset<Row> batch, Table silver, String streamId, long batchId)
+      throws Exception {
     if (CommittedBatches.isCommitted(silver, streamId, batchId)) {
       LOG.info("silver-{} batch {} is already committed to {}; skipping its replay", entity.name(), batchId,
           silverTable);

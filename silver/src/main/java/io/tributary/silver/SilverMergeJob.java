@@ -2,22 +2,16 @@ package io.tributary.silver;
 
 import io.tributary.common.config.InvalidConfigException;
 import io.tributary.common.config.SilverEntity;
-import io.tributary.common.config.TableFormat;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.CommitConflicts;
 import io.tributary.common.lakehouse.LakehouseSession;
+import io.tributary.common.lakehouse.SilverCheckpoints;
 import io.tributary.common.lakehouse.StreamProgressLog;
 import io.tributary.common.lakehouse.StreamSupervisor;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeoutException;
-import org.apache.spark.api.java.function.VoidFunction2;
-import org.apache.spark.sql.Dataset;
-import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.streaming.StreamingQuery;
-import org.apache.spark.sql.streaming.Trigger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,25 +52,18 @@ public final class SilverMergeJob {
     List<StreamSupervisor.Supervised> streams = new ArrayList<>();
     for (SilverEntity entity : config.silver().entityList()) {
       prepare(entity, catalog);
-      streams.add(new StreamSupervisor.Supervised() {
-        @Override
-        public String name() {
-          return "silver-" + entity.name();
-        }
-
-        @Override
-        public StreamingQuery start() {
-          return SilverMergeJob.this.start(entity, catalog, quarantine, once);
-        }
-      });
+      streams.add(new EntityStream(spark, entity, catalog, quarantine, SilverCheckpoints.configured(config, entity),
+          once, "silver-" + entity.name()));
     }
     new StreamSupervisor(spark, RESTARTS).run(streams, once);
   }
 
   private static final int MAX_RESTARTS = 10;
 
-  private static final StreamSupervisor.RestartPolicy RESTARTS = new StreamSupervisor.RestartPolicy(
-      CommitConflicts::reason, MAX_RESTARTS, Duration.ofSeconds(2));
+  /** A lost commit, or a table switched to another checkpoint under the stream (a rebuild, a rollback). */
+  static final StreamSupervisor.RestartPolicy RESTARTS = new StreamSupervisor.RestartPolicy(
+      failure -> StreamMovedException.reason(failure).or(() -> CommitConflicts.reason(failure)), MAX_RESTARTS,
+      Duration.ofSeconds(2));
 
   private void prepare(SilverEntity entity, String catalog) {
     String bronze = catalog + "." + entity.source();
@@ -85,32 +72,5 @@ public final class SilverMergeJob {
           + " does not exist yet; run bronze first");
     }
     SilverTables.createEntityTable(spark, catalog, entity);
-  }
-
-  private StreamingQuery start(SilverEntity entity, String catalog, String quarantine, boolean once) {
-    String bronze = catalog + "." + entity.source();
-    String silver = catalog + "." + entity.table();
-    CdcMerge merge = new CdcMerge(entity, silver, quarantine);
-    LOG.info("silver-{}: {} -> {} ({})", entity.name(), bronze, silver,
-        once ? "until caught up" : "every " + entity.trigger().toMillis() + " ms");
-    String checkpoint = config.checkpointFor("silver", TableFormat.ICEBERG, entity.table());
-    try {
-      return spark.readStream().format("iceberg")
-          // Compaction's replace snapshots add no records and are always passed over. Overwrite and delete
-          // snapshots (a correction or an erasure in bronze) are passed over too instead of failing the stream;
-          // silver does not follow them incrementally (a rebuild from bronze does), see the README.
-          .option("streaming-skip-overwrite-snapshots", "true")
-          .option("streaming-skip-delete-snapshots", "true")
-          .option("streaming-max-rows-per-micro-batch", String.valueOf(entity.maxRowsPerTrigger()))
-          .load(bronze)
-          .writeStream()
-          .queryName("silver-" + entity.name())
-          .option("checkpointLocation", checkpoint)
-          .trigger(once ? Trigger.AvailableNow() : Trigger.ProcessingTime(entity.trigger().toMillis()))
-          .foreachBatch((VoidFunction2<Dataset<Row>, Long>) merge::apply)
-          .start();
-    } catch (TimeoutException e) {
-      throw new IllegalStateException("silver-" + entity.name() + " did not start in time", e);
-    }
   }
 }

@@ -66,7 +66,8 @@ class CdcMergeIT {
     SilverEntity entity = config.silver().entities().get(table);
     SilverTables.createEntityTable(spark, catalog, entity);
     SilverTables.createQuarantineTable(spark, catalog, config.silver().quarantine());
-    return new CdcMerge(entity, catalog + ".silver." + table, catalog + ".silver.quarantine");
+    String checkpoint = io.tributary.common.lakehouse.SilverCheckpoints.configured(config, entity);
+    return new CdcMerge(entity, catalog + ".silver." + table, catalog + ".silver.quarantine", checkpoint, checkpoint);
   }
 
   /** A Debezium change whose image holds {@code fields} besides the id; its source time is lsn seconds. */

@@ -46,6 +46,12 @@ public record SilverEntity(
     Duration trigger,
     long maxRowsPerTrigger) {
 
+  /** The same entity kept in another table (a rebuild builds its shadow table so). */
+  public SilverEntity withTable(TableName other) {
+    return new SilverEntity(name, source, decoder, key, sequence, opField, deleteOps, eventTimeField, schema, other,
+        buckets, deleteMode, history, schemaEvolution, trigger, maxRowsPerTrigger);
+  }
+
   public enum Decoder {
     /** Debezium's JSON envelope (JSON converter), with or without the schema/payload wrapper. */
     DEBEZIUM_JSON,

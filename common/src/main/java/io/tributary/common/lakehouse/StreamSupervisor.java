@@ -24,7 +24,10 @@ public final class StreamSupervisor {
   public interface Supervised {
     String name();
 
-    /** Starts (or restarts) the query from its checkpoint. */
+    /**
+     * Starts (or restarts) the query from its checkpoint; in a run until caught up ({@code once}), null when there is
+     * nothing to read.
+     */
     StreamingQuery start();
 
     /** The failure as the user should see it, when it is not restarted. */
@@ -59,10 +62,16 @@ public final class StreamSupervisor {
       int[] restarts = new int[queries.size()];
       boolean[] done = new boolean[queries.size()];
       while (true) {
-        awaitAnyTermination();
+        if (queries.stream().anyMatch(query -> query != null)) {
+          awaitAnyTermination();
+        }
         boolean allDone = true;
         for (int i = 0; i < queries.size(); i++) {
           StreamingQuery query = queries.get(i);
+          if (query == null) {
+            done[i] = true; // caught up already
+            continue;
+          }
           if (query.isActive()) {
             if (query.lastProgress() != null) {
               restarts[i] = 0;
@@ -98,7 +107,7 @@ public final class StreamSupervisor {
         }
       }
     } finally {
-      queries.forEach(StreamSupervisor::stopQuietly);
+      queries.stream().filter(query -> query != null).forEach(StreamSupervisor::stopQuietly);
     }
   }
 

@@ -1,0 +1,289 @@
+package io.tributary.bronze;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tributary.common.config.BronzeSource;
+import io.tributary.common.config.TableFormat;
+import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.LakehouseSession;
+import io.tributary.common.lakehouse.LocalCheckpoints;
+import io.tributary.common.lakehouse.Tables;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import org.apache.iceberg.spark.CommitMetadata;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * Loads a range of a source's Kafka records into its bronze table again, adding only the records bronze does not
+ * hold: {@code (topic, partition, offset)} is a record's identity, so re-ingesting a loaded range changes nothing.
+ * For records an outage or an accepted data loss left out, or rows removed from bronze by mistake.
+ *
+ * <p>Safe next to the running bronze stream: the range is cut at where the stream's last committed batch ends
+ * (what lies beyond is the stream's to load), so the two never write the same record.
+ */
+public final class BronzeReingest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** The requested range: offsets per partition ({@code to} exclusive), or a time window. */
+  public sealed interface Bounds {
+    /** Spark's JSON of offsets per partition, e.g. {@code {"orders":{"0":100,"1":250}}}; {@code to} exclusive. */
+    record Offsets(String fromJson, Optional<String> toJson) implements Bounds {}
+
+    /** The records with a Kafka timestamp in {@code [from, to)}. */
+    record Times(Instant from, Instant to) implements Bounds {}
+  }
+
+  /** What a re-ingest did. */
+  public record Result(long read, long alreadyInBronze, long added, List<LostOffsets.Range> skipped) {}
+
+  private final SparkSession spark;
+  private final TributaryConfig config;
+  private final BronzeTable table;
+
+  public BronzeReingest(SparkSession spark, TributaryConfig config) {
+    this.spark = spark;
+    this.config = config;
+    this.table = new BronzeTable(new Tables(config.catalog()), config.bronze().format());
+  }
+
+  /**
+   * Re-ingests the range of one source.
+   *
+   * @param acceptLoss load what Kafka still has of the range when retention deleted part of it (recorded in
+   *     {@code _lost_offsets}); without it, such a range fails naming the lost offsets
+   */
+  public Result run(String sourceName, Bounds bounds, boolean acceptLoss, PrintStream out) throws Exception {
+    BronzeSource source = config.bronze().sources().get(sourceName);
+    if (source == null) {
+      throw new IllegalArgumentException("No bronze source named '" + sourceName + "' (sources: "
+          + String.join(", ", config.bronze().sources().keySet()) + ")");
+    }
+    LakehouseSession.registerCatalog(spark, config.catalog());
+    table.createIfAbsent(spark, source);
+    String checkpoint = config.checkpointFor("bronze", config.bronze().format(), source.table());
+    OffsetLossCheck check = new OffsetLossCheck(config.kafka().clientProperties(),
+        spark.sessionState().newHadoopConf());
+    Map<TopicPartition, Long> streamAt = check.resumeOffsets(checkpoint);
+
+    Map<TopicPartition, long[]> ranges = new TreeMap<>(java.util.Comparator.comparing(TopicPartition::topic)
+        .thenComparingInt(TopicPartition::partition));
+    Map<TopicPartition, Long> earliest;
+    try (KafkaConsumer<byte[], byte[]> consumer = consumer()) {
+      List<TopicPartition> partitions = partitionsOf(source, consumer);
+      Map<TopicPartition, Long> beginning = consumer.beginningOffsets(partitions, Duration.ofSeconds(60));
+      Map<TopicPartition, Long> end = consumer.endOffsets(partitions, Duration.ofSeconds(60));
+      earliest = beginning;
+      Map<TopicPartition, Long> from = resolve(bounds, true, partitions, consumer, end);
+      Map<TopicPartition, Long> to = resolve(bounds, false, partitions, consumer, end);
+      for (TopicPartition partition : partitions) {
+        if (!from.containsKey(partition)) {
+          continue;
+        }
+        long start = from.get(partition);
+        long stop = Math.min(to.getOrDefault(partition, end.get(partition)), end.get(partition));
+        Long stream = streamAt.get(partition);
+        long cut = Math.min(stop, stream == null ? start : stream);
+        if (cut < stop) {
+          out.printf("  %s: offsets %d to %d are left to the bronze stream (it has not committed them yet)%n",
+              partition, Math.max(start, cut), stop - 1);
+        }
+        if (start < cut) {
+          ranges.put(partition, new long[] {start, cut});
+        }
+      }
+    }
+
+    List<LostOffsets.Range> lost = new ArrayList<>();
+    ranges.forEach((partition, range) -> {
+      long first = earliest.getOrDefault(partition, 0L);
+      if (first > range[0]) {
+        lost.add(new LostOffsets.Range(partition.topic(), partition.partition(), range[0], Math.min(first, range[1])));
+      }
+    });
+    String bronze = table.sqlName(source);
+    if (!lost.isEmpty()) {
+      LostOffsets gone = new LostOffsets(source.name(), source.table().toString(), lost);
+      Map<LostOffsets.Range, Long> held = new LinkedHashMap<>();
+      for (LostOffsets.Range range : lost) {
+        held.put(range, spark.table(bronze).where(rangeFilter(range.topic(), range.partition(), range.from(),
+            range.to())).count());
+      }
+      if (!acceptLoss) {
+        throw new BronzeDataLossException(lossMessage(gone, held), null);
+      }
+      // Only what bronze does not hold either is a gap.
+      LostOffsets gaps = new LostOffsets(source.name(), source.table().toString(), lost.stream()
+          .filter(range -> held.get(range) < range.count()).toList());
+      LostOffsetsLog.record(spark, config.catalog().name(), source.table(), gaps, "reingest --accept-data-loss");
+      out.println("  skipping " + gone.records() + " records Kafka no longer has"
+          + (gaps.isEmpty() ? " (bronze holds them all)" : "; the ranges bronze lacks are recorded in "
+          + LostOffsetsLog.tableFor(config.catalog().name(), source.table())));
+      for (LostOffsets.Range range : lost) {
+        long[] bounded = ranges.get(new TopicPartition(range.topic(), range.partition()));
+        bounded[0] = range.to();
+      }
+      ranges.values().removeIf(range -> range[0] >= range[1]);
+    }
+    if (ranges.isEmpty()) {
+      out.println("Nothing to re-ingest for source " + source.name() + ".");
+      return new Result(0, 0, 0, lost);
+    }
+    out.println("Re-ingesting into " + bronze + ": " + ranges.entrySet().stream()
+        .map(entry -> entry.getKey() + " offsets " + entry.getValue()[0] + " to " + (entry.getValue()[1] - 1))
+        .collect(Collectors.joining(", ")));
+
+    Dataset<Row> records = spark.read().format("kafka")
+        .options(config.kafka().sparkSourceOptions())
+        .option("assign", assignJson(ranges))
+        .option("startingOffsets", offsetsJson(ranges, 0))
+        .option("endingOffsets", offsetsJson(ranges, 1))
+        .option("includeHeaders", "true")
+        .option("failOnDataLoss", String.valueOf(!acceptLoss))
+        .load()
+        .selectExpr(BronzeStream.COLUMNS)
+        .localCheckpoint();
+    try {
+      String inRange = ranges.entrySet().stream().map(entry -> "(" + rangeFilter(entry.getKey().topic(),
+          entry.getKey().partition(), entry.getValue()[0], entry.getValue()[1]) + ")")
+          .collect(Collectors.joining(" OR "));
+      Dataset<Row> present = spark.table(bronze).where(inRange).select("topic", "partition", "offset");
+      Dataset<Row> missing = records.join(present, scala.jdk.javaapi.CollectionConverters.asScala(
+          List.of("topic", "partition", "offset")).toSeq(), "left_anti").localCheckpoint();
+      try {
+        long read = records.count();
+        long added = missing.count();
+        if (added > 0) {
+          Map<String, String> summary = Map.of("tributary.bronze.reingest", ranges.entrySet().stream()
+              .map(entry -> entry.getKey() + ":" + entry.getValue()[0] + "-" + (entry.getValue()[1] - 1))
+              .collect(Collectors.joining(",")));
+          if (table.format() == TableFormat.ICEBERG) {
+            CommitMetadata.withCommitProperties(summary, () -> {
+              missing.writeTo(bronze).append();
+              return null;
+            }, Exception.class);
+          } else {
+            missing.write().format("delta").mode("append").option("userMetadata", summary.toString())
+                .save(table.deltaPath(source));
+          }
+        }
+        out.printf("Read %,d records from Kafka; %,d were in %s already, %,d added.%n", read, read - added, bronze,
+            added);
+        return new Result(read, read - added, added, lost);
+      } finally {
+        LocalCheckpoints.release(missing);
+      }
+    } finally {
+      LocalCheckpoints.release(records);
+    }
+  }
+
+  private static String rangeFilter(String topic, int partition, long from, long to) {
+    return "topic = '" + topic.replace("'", "\\'") + "' AND `partition` = " + partition + " AND `offset` >= " + from
+        + " AND `offset` < " + to;
+  }
+
+  /** The error for a range Kafka no longer has: what is lost, what bronze holds, and the ways forward. */
+  private String lossMessage(LostOffsets gone, Map<LostOffsets.Range, Long> held) {
+    long inBronze = held.values().stream().mapToLong(Long::longValue).sum();
+    StringBuilder text = new StringBuilder("Kafka no longer has " + gone.records() + " records of the range"
+        + " (retention deleted them):\n");
+    gone.ranges().forEach(range -> text.append("  ").append(range).append(", bronze holds ").append(held.get(range))
+        .append('\n'));
+    text.append("Bronze table ").append(gone.table()).append(" holds ").append(inBronze).append(" of them");
+    List<String> tables = config.silver().entityList().stream()
+        .filter(entity -> entity.source().toString().equals(gone.table()))
+        .map(entity -> entity.table().toString()).toList();
+    if (inBronze > 0) {
+      text.append(": they need no replay from Kafka. To rebuild the tables built from bronze, run:\n")
+          .append(tables.isEmpty() ? "  tributary rebuild --config FILE --table <silver table>\n"
+              : tables.stream().map(t -> "  tributary rebuild --config FILE --table " + t + "\n")
+                  .collect(Collectors.joining()));
+    } else {
+      text.append(".\n");
+    }
+    text.append("Nothing was loaded. To load what Kafka still has of the range (and record what neither has in ")
+        .append(gone.table(), 0, gone.table().indexOf('.')).append('.').append(LostOffsetsLog.TABLE)
+        .append("), add --accept-data-loss.");
+    return text.toString();
+  }
+
+  private static List<TopicPartition> partitionsOf(BronzeSource source, KafkaConsumer<byte[], byte[]> consumer) {
+    List<TopicPartition> partitions = new ArrayList<>();
+    Map<String, List<PartitionInfo>> topics = consumer.listTopics(Duration.ofSeconds(60));
+    topics.forEach((topic, infos) -> {
+      boolean wanted = source.pattern() != null ? topic.matches(source.pattern()) : source.topics().contains(topic);
+      if (wanted) {
+        infos.forEach(info -> partitions.add(new TopicPartition(topic, info.partition())));
+      }
+    });
+    if (partitions.isEmpty()) {
+      throw new IllegalStateException("Kafka has no topic of source '" + source.name() + "' (" + source.subscription()
+          + ")");
+    }
+    return partitions;
+  }
+
+  /** The start ({@code from}) or end of the range per partition. */
+  private static Map<TopicPartition, Long> resolve(Bounds bounds, boolean from, List<TopicPartition> partitions,
+      KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, Long> end) throws Exception {
+    if (bounds instanceof Bounds.Offsets offsets) {
+      Optional<String> json = from ? Optional.of(offsets.fromJson()) : offsets.toJson();
+      if (json.isEmpty()) {
+        return end;
+      }
+      Map<TopicPartition, Long> given = OffsetLossCheck.parseOffsets(json.get());
+      for (TopicPartition partition : given.keySet()) {
+        if (!partitions.contains(partition)) {
+          throw new IllegalArgumentException(partition + " is not a partition of the source's topics " + partitions);
+        }
+      }
+      return given;
+    }
+    Bounds.Times times = (Bounds.Times) bounds;
+    long millis = (from ? times.from() : times.to()).toEpochMilli();
+    Map<TopicPartition, Long> query = new HashMap<>();
+    partitions.forEach(partition -> query.put(partition, millis));
+    Map<TopicPartition, OffsetAndTimestamp> found = consumer.offsetsForTimes(query, Duration.ofSeconds(60));
+    Map<TopicPartition, Long> offsets = new LinkedHashMap<>();
+    for (TopicPartition partition : partitions) {
+      OffsetAndTimestamp at = found.get(partition);
+      offsets.put(partition, at == null ? end.get(partition) : at.offset());
+    }
+    return offsets;
+  }
+
+  private static String assignJson(Map<TopicPartition, long[]> ranges) throws Exception {
+    Map<String, List<Integer>> topics = new TreeMap<>();
+    ranges.keySet().forEach(partition -> topics.computeIfAbsent(partition.topic(), t -> new ArrayList<>())
+        .add(partition.partition()));
+    return JSON.writeValueAsString(topics);
+  }
+
+  private static String offsetsJson(Map<TopicPartition, long[]> ranges, int index) throws Exception {
+    Map<String, Map<String, Long>> topics = new TreeMap<>();
+    ranges.forEach((partition, range) -> topics.computeIfAbsent(partition.topic(), t -> new TreeMap<>())
+        .put(String.valueOf(partition.partition()), range[index]));
+    return JSON.writeValueAsString(topics);
+  }
+
+  private KafkaConsumer<byte[], byte[]> consumer() {
+    Map<String, Object> properties = new HashMap<>(config.kafka().clientProperties());
+    properties.put("enable.auto.commit", "false");
+    return new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+  }
+}

@@ -1,0 +1,103 @@
+package io.tributary.silver;
+
+import io.tributary.common.config.SilverEntity;
+import io.tributary.common.lakehouse.SilverCheckpoints;
+import io.tributary.common.lakehouse.StreamSupervisor;
+import java.util.concurrent.TimeoutException;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.spark.Spark3Util;
+import org.apache.spark.api.java.function.VoidFunction2;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.streaming.StreamingQuery;
+import org.apache.spark.sql.streaming.Trigger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The stream of one entity from its bronze table into a silver table: the checkpoint is the one the table names
+ * (resolved again at every restart, so a stream follows its table through a rebuild or a rollback); a stream that
+ * has never run starts with an {@link InitialLoad}; then an Iceberg streaming read of bronze, a {@link CdcMerge} per
+ * micro-batch.
+ */
+final class EntityStream implements StreamSupervisor.Supervised {
+  private static final Logger LOG = LoggerFactory.getLogger(EntityStream.class);
+
+  private final SparkSession spark;
+  private final SilverEntity entity;
+  private final String bronze;
+  private final String silver;
+  private final String quarantine;
+  private final String configuredCheckpoint;
+  private final boolean once;
+  private final String name;
+
+  /**
+   * @param entity the entity, with the table this stream writes
+   * @param catalog the catalog of bronze, silver and quarantine
+   * @param quarantine the quarantine table's SQL name
+   * @param configuredCheckpoint the checkpoint of a table that names none
+   * @param once stop when caught up
+   * @param name the query's name (unique among the session's active queries)
+   */
+  EntityStream(SparkSession spark, SilverEntity entity, String catalog, String quarantine,
+      String configuredCheckpoint, boolean once, String name) {
+    this.name = name;
+    this.spark = spark;
+    this.entity = entity;
+    this.bronze = catalog + "." + entity.source();
+    this.silver = catalog + "." + entity.table();
+    this.quarantine = quarantine;
+    this.configuredCheckpoint = configuredCheckpoint;
+    this.once = once;
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public StreamingQuery start() {
+    Table silverTable = load(silver);
+    String checkpoint = silverTable.properties().getOrDefault(SilverCheckpoints.PROPERTY, configuredCheckpoint);
+    CdcMerge merge = new CdcMerge(entity, silver, quarantine, checkpoint, configuredCheckpoint);
+    CheckpointFiles files = new CheckpointFiles(checkpoint, spark.sparkContext().hadoopConfiguration());
+    Table bronzeTable = load(bronze);
+    InitialLoad.runIfNew(spark, files, bronzeTable, bronze, merge, name());
+    if (once && InitialLoad.nothingAfter(files, bronzeTable)) {
+      // Iceberg cannot run a --once stream whose start is bronze's end (it fails computing where to stop).
+      LOG.info("{}: caught up (bronze has no new snapshot since the initial load)", name());
+      return null;
+    }
+    LOG.info("{}: {} -> {} ({}), checkpoint {}", name(), bronze, silver,
+        once ? "until caught up" : "every " + entity.trigger().toMillis() + " ms", checkpoint);
+    try {
+      return spark.readStream().format("iceberg")
+          // Compaction's replace snapshots add no records and are always passed over. Overwrite and delete
+          // snapshots (a correction or an erasure in bronze) are passed over too instead of failing the stream;
+          // silver does not follow them incrementally (a rebuild from bronze does), see the README.
+          .option("streaming-skip-overwrite-snapshots", "true")
+          .option("streaming-skip-delete-snapshots", "true")
+          .option("streaming-max-rows-per-micro-batch", String.valueOf(entity.maxRowsPerTrigger()))
+          .load(bronze)
+          .writeStream()
+          .queryName(name())
+          .option("checkpointLocation", checkpoint)
+          .trigger(once ? Trigger.AvailableNow() : Trigger.ProcessingTime(entity.trigger().toMillis()))
+          .foreachBatch((VoidFunction2<Dataset<Row>, Long>) merge::apply)
+          .start();
+    } catch (TimeoutException e) {
+      throw new IllegalStateException(name() + " did not start in time", e);
+    }
+  }
+
+  private Table load(String table) {
+    try {
+      return Spark3Util.loadIcebergTable(spark, table);
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot load " + table + ": " + e.getMessage(), e);
+    }
+  }
+}

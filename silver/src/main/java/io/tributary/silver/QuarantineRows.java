@@ -1,0 +1,37 @@
+package io.tributary.silver;
+
+import io.tributary.common.lakehouse.TableRollback;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.spark.Spark3Util;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
+/** An entity's rows in the shared quarantine table as they were at a moment (for a rollback or a partial rebuild). */
+final class QuarantineRows {
+  private QuarantineRows() {}
+
+  /**
+   * The entity's quarantine rows at {@code millis}. A batch appends its quarantine rows before it merges, so at the
+   * time of a silver commit the quarantine holds exactly the rows of that batch and the ones before it.
+   */
+  static Dataset<Row> asOf(SparkSession spark, String quarantine, String entity, long millis) {
+    Table table;
+    try {
+      table = Spark3Util.loadIcebergTable(spark, quarantine);
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot load " + quarantine + ": " + e.getMessage(), e);
+    }
+    Dataset<Row> empty = spark.table(quarantine).limit(0);
+    if (table.currentSnapshot() == null || table.history().isEmpty()
+        || table.history().get(0).timestampMillis() > millis) {
+      return empty; // nothing was quarantined yet then
+    }
+    long snapshot = TableRollback.target(table, OptionalLong.empty(), Optional.of(Instant.ofEpochMilli(millis)));
+    return spark.sql("SELECT * FROM " + quarantine + " VERSION AS OF " + snapshot).where(
+        org.apache.spark.sql.functions.col("entity").equalTo(entity));
+  }
+}

@@ -1,0 +1,242 @@
+package io.tributary.silver;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.lit;
+
+import io.tributary.common.config.SilverEntity;
+import io.tributary.common.config.TableName;
+import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.LakehouseSession;
+import io.tributary.common.lakehouse.SilverCheckpoints;
+import io.tributary.common.lakehouse.StreamCommits;
+import io.tributary.common.lakehouse.StreamSupervisor;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.stream.Collectors;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.spark.CommitMetadata;
+import org.apache.iceberg.spark.Spark3Util;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * Rebuilds an entity's silver table from bronze without readers ever seeing a half-built table:
+ *
+ * <ol>
+ *   <li>build a shadow table ({@code <table>__rebuild}) with the entity's current config, from all of bronze (an
+ *       initial load, then the stream until caught up), or from an earlier snapshot of the table and the bronze
+ *       changes after it, with its own checkpoint and quarantine;
+ *   <li>validate it (keys unique, rows present when bronze has records) and report its counts next to the live
+ *       table's; a failed validation leaves the live table untouched and keeps the shadow for inspection;
+ *   <li>catch up once more, then switch: one Iceberg commit replaces the live table's content with the shadow's and
+ *       names the shadow's checkpoint as the table's ({@link SilverCheckpoints}); the entity's quarantine rows are
+ *       replaced in one commit too. The old content stays readable by time travel ({@code VERSION AS OF}).
+ * </ol>
+ *
+ * A silver job running meanwhile keeps applying to the old table until the switch; its next batch then finds the
+ * table named another checkpoint, stops without committing, and restarts from the shadow's checkpoint, which goes
+ * on exactly where the rebuilt content ends (a commit it had in flight fails Iceberg's validation and is not
+ * applied).
+ */
+public final class SilverRebuild {
+  /** What a rebuild did. */
+  public record Result(String table, OptionalLong previousSnapshot, long snapshot, long previousRows, long rows,
+      String checkpoint) {}
+
+  private final SparkSession spark;
+  private final TributaryConfig config;
+
+  public SilverRebuild(SparkSession spark, TributaryConfig config) {
+    this.spark = spark;
+    this.config = config;
+  }
+
+  /** The entity whose silver table this is; fails naming the configured tables otherwise. */
+  public static SilverEntity entityOf(TributaryConfig config, String table) {
+    return config.silver().entityList().stream().filter(entity -> entity.table().toString().equals(table))
+        .findFirst().orElseThrow(() -> new IllegalArgumentException(table + " is not the silver table of any entity"
+            + " in tributary.silver.entities (tables: " + config.silver().entityList().stream()
+            .map(entity -> entity.table().toString()).collect(Collectors.joining(", ")) + ")"));
+  }
+
+  /**
+   * Rebuilds the table.
+   *
+   * @param fromSnapshot an earlier snapshot of the live table to start from instead of an empty table; the bronze
+   *     changes after the batch it holds are applied again
+   */
+  public Result run(String table, OptionalLong fromSnapshot, PrintStream out) {
+    SilverEntity entity = entityOf(config, table);
+    LakehouseSession.registerCatalog(spark, config.catalog());
+    String catalog = config.catalog().name();
+    String bronze = catalog + "." + entity.source();
+    if (!spark.catalog().tableExists(bronze)) {
+      throw new IllegalStateException("bronze table " + bronze + " (the source of entity " + entity.name()
+          + ") does not exist");
+    }
+    String live = catalog + "." + entity.table();
+    boolean liveExists = spark.catalog().tableExists(live);
+    if (fromSnapshot.isPresent() && !liveExists) {
+      throw new IllegalArgumentException(live + " does not exist, so there is no snapshot to start from");
+    }
+    TableName quarantineName = config.silver().quarantine();
+    String quarantine = catalog + "." + quarantineName;
+    SilverTables.createQuarantineTable(spark, catalog, quarantineName);
+
+    TableName shadowName = new TableName(entity.table().namespace(), entity.table().table() + "__rebuild");
+    TableName shadowQuarantineName = new TableName(quarantineName.namespace(),
+        quarantineName.table() + "__" + entity.name() + "__rebuild");
+    String shadow = catalog + "." + shadowName;
+    String shadowQuarantine = catalog + "." + shadowQuarantineName;
+    spark.sql("DROP TABLE IF EXISTS " + shadow + " PURGE");
+    spark.sql("DROP TABLE IF EXISTS " + shadowQuarantine + " PURGE");
+    SilverEntity shadowEntity = entity.withTable(shadowName);
+    SilverTables.createQuarantineTable(spark, catalog, shadowQuarantineName);
+
+    String checkpoint;
+    var hadoop = spark.sparkContext().hadoopConfiguration();
+    if (fromSnapshot.isPresent()) {
+      Table liveTable = load(live);
+      StreamRewind.Rewind rewind = StreamRewind.to(config, entity, liveTable, load(bronze),
+          fromSnapshot.getAsLong(), "rebuild", hadoop);
+      checkpoint = rewind.checkpoint();
+      out.printf("[1/4] building %s from %s as of snapshot %d (batch %d of %s), then the bronze changes after it%n",
+          shadow, live, fromSnapshot.getAsLong(), rewind.batch(), rewind.fromCheckpoint());
+      spark.sql("CREATE TABLE " + shadow + " USING iceberg PARTITIONED BY (" + partitioning(entity) + ")"
+          + " TBLPROPERTIES (" + properties(liveTable.properties(), checkpoint) + ") AS SELECT * FROM " + live
+          + " VERSION AS OF " + fromSnapshot.getAsLong());
+      SilverTables.createEntityTable(spark, catalog, shadowEntity); // columns the config added since
+      QuarantineRows.asOf(spark, quarantine, entity.name(), liveTable.snapshot(fromSnapshot.getAsLong())
+          .timestampMillis()).createOrReplaceTempView("tributary_quarantine_then");
+      spark.sql("INSERT INTO " + shadowQuarantine + " SELECT * FROM tributary_quarantine_then");
+    } else {
+      checkpoint = SilverCheckpoints.next(config, entity, "rebuild");
+      out.printf("[1/4] building %s from all of %s with the entity's current config%n", shadow, bronze);
+      SilverTables.createEntityTable(spark, catalog, shadowEntity);
+      spark.sql("ALTER TABLE " + shadow + " SET TBLPROPERTIES ('" + SilverCheckpoints.PROPERTY + "' = '"
+          + checkpoint + "')");
+    }
+    out.println("      checkpoint " + checkpoint);
+    catchUp(shadowEntity, catalog, shadowQuarantine, checkpoint);
+
+    out.println("[2/4] validating " + shadow);
+    Validation validation = validate(entity, shadow, shadowQuarantine, live, liveExists, bronze);
+    validation.report().forEach(line -> out.println("      " + line));
+    if (!validation.problems().isEmpty()) {
+      throw new IllegalStateException("The rebuild of " + live + " failed validation; the live table is unchanged"
+          + " and the shadow " + shadow + " is kept for inspection:\n  " + String.join("\n  ",
+          validation.problems()));
+    }
+
+    out.println("[3/4] catching up with bronze once more");
+    catchUp(shadowEntity, catalog, shadowQuarantine, checkpoint);
+
+    out.println("[4/4] switching " + live + " to the rebuilt content");
+    CheckpointFiles files = new CheckpointFiles(checkpoint, hadoop);
+    Map<String, String> summary = new LinkedHashMap<>();
+    summary.put(StreamCommits.STREAM_ID, files.queryId());
+    summary.put(StreamCommits.BATCH_ID, String.valueOf(files.lastBatch("commits").orElse(InitialLoad.BATCH_ID)));
+    summary.put("tributary.silver.rebuilt-from", fromSnapshot.isPresent()
+        ? "snapshot " + fromSnapshot.getAsLong() + " and " + bronze : "all of " + bronze);
+    OptionalLong previous = OptionalLong.empty();
+    long previousRows = 0;
+    if (liveExists) {
+      Table liveTable = load(live);
+      if (liveTable.currentSnapshot() != null) {
+        previous = OptionalLong.of(liveTable.currentSnapshot().snapshotId());
+        previousRows = spark.table(live).count();
+      }
+    }
+    Table shadowTable = load(shadow);
+    String statement = (liveExists ? "CREATE OR REPLACE TABLE " : "CREATE TABLE ") + live + " USING iceberg"
+        + " PARTITIONED BY (" + partitioning(entity) + ") TBLPROPERTIES (" + properties(shadowTable.properties(),
+        checkpoint) + ") AS SELECT * FROM " + shadow;
+    CommitMetadata.withCommitProperties(summary, () -> spark.sql(statement), RuntimeException.class);
+    CommitMetadata.withCommitProperties(summary, () -> {
+      spark.table(shadowQuarantine).writeTo(quarantine).overwrite(col("entity").equalTo(lit(entity.name())));
+      return null;
+    }, RuntimeException.class);
+    Table rebuilt = load(live);
+    long rows = spark.table(live).count();
+    spark.sql("DROP TABLE IF EXISTS " + shadow + " PURGE");
+    spark.sql("DROP TABLE IF EXISTS " + shadowQuarantine + " PURGE");
+    out.printf("%s rebuilt: %,d rows (was %,d), snapshot %d%n", live, rows, previousRows,
+        rebuilt.currentSnapshot().snapshotId());
+    previous.ifPresent(id -> out.println("The previous content stays readable: SELECT * FROM " + live
+        + " VERSION AS OF " + id));
+    out.println("Silver streams of entity " + entity.name() + " continue from " + checkpoint + " (a running silver"
+        + " job switches by itself)" + (liveExists ? "; the previous checkpoint is no longer used" : ""));
+    return new Result(live, previous, rebuilt.currentSnapshot().snapshotId(), previousRows, rows, checkpoint);
+  }
+
+  private void catchUp(SilverEntity shadowEntity, String catalog, String shadowQuarantine, String checkpoint) {
+    new StreamSupervisor(spark, SilverMergeJob.RESTARTS).run(List.of(new EntityStream(spark, shadowEntity, catalog,
+        shadowQuarantine, checkpoint, true, "silver-" + shadowEntity.name() + "-rebuild")), true);
+  }
+
+  private record Validation(List<String> report, List<String> problems) {}
+
+  private Validation validate(SilverEntity entity, String shadow, String shadowQuarantine, String live,
+      boolean liveExists, String bronze) {
+    List<String> report = new ArrayList<>();
+    List<String> problems = new ArrayList<>();
+    String key = entity.key().stream().map(column -> "`" + column + "`").collect(Collectors.joining(", "));
+    boolean history = entity.history() == SilverEntity.History.SCD2;
+    long rows = spark.table(shadow).count();
+    long bronzeRows = spark.table(bronze).count();
+    long quarantined = spark.table(shadowQuarantine).count();
+    String current = history ? " WHERE _is_current" : "";
+    long keys = spark.sql("SELECT count(DISTINCT " + key + ") FROM " + shadow + current).first().getLong(0);
+    long liveRows = liveExists ? spark.table(live).count() : 0;
+    report.add(String.format("%,d rows, %,d keys (%,d bronze records, %,d quarantined)", rows, keys, bronzeRows,
+        quarantined));
+    if (liveExists) {
+      long liveKeys = spark.sql("SELECT count(DISTINCT " + key + ") FROM " + live + current).first().getLong(0);
+      report.add(String.format("live table now: %,d rows, %,d keys", liveRows, liveKeys));
+    }
+    for (Row reason : spark.sql("SELECT reason, count(*) AS n FROM " + shadowQuarantine
+        + " GROUP BY reason ORDER BY n DESC LIMIT 5").collectAsList()) {
+      report.add(String.format("quarantined %,d: %s", reason.getLong(1), reason.getString(0)));
+    }
+    long duplicated = spark.sql("SELECT count(*) FROM (SELECT " + key + " FROM " + shadow + current + " GROUP BY "
+        + key + " HAVING count(*) > 1)").first().getLong(0);
+    if (duplicated > 0) {
+      problems.add(duplicated + " keys have more than one " + (history ? "current version" : "row"));
+    }
+    if (bronzeRows > 0 && rows == 0) {
+      problems.add("bronze has " + bronzeRows + " records but the rebuilt table is empty (" + quarantined
+          + " quarantined): check the entity's decoder, key and schema");
+    }
+    return new Validation(report, problems);
+  }
+
+  private static String partitioning(SilverEntity entity) {
+    return "bucket(" + entity.buckets() + ", `" + entity.key().get(0) + "`)";
+  }
+
+  /** The shadow's table properties (format, merge modes, remembered truncates) with the checkpoint it goes with. */
+  private static String properties(Map<String, String> properties, String checkpoint) {
+    Map<String, String> all = new LinkedHashMap<>(properties);
+    all.put(SilverCheckpoints.PROPERTY, checkpoint);
+    // Reserved: Spark sets the owner, Iceberg the format version.
+    all.keySet().removeIf(name -> name.equals("owner") || name.equals("format-version"));
+    return all.entrySet().stream().map(entry -> quote(entry.getKey()) + " = " + quote(entry.getValue()))
+        .collect(Collectors.joining(", "));
+  }
+
+  private static String quote(String text) {
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'";
+  }
+
+  private Table load(String table) {
+    try {
+      return Spark3Util.loadIcebergTable(spark, table);
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot load " + table + ": " + e.getMessage(), e);
+    }
+  }
+}

@@ -1,0 +1,113 @@
+package io.tributary.silver;
+
+import io.tributary.common.config.SilverEntity;
+import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.SilverCheckpoints;
+import io.tributary.common.lakehouse.StreamCommits;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+
+/**
+ * A new checkpoint for an entity's stream that continues right after the batch an earlier silver snapshot holds:
+ * with the table rolled back to (or rebuilt from) that snapshot, the stream re-applies every bronze change after it,
+ * none twice. The snapshot's lineage names the stream and batch that wrote it (each silver commit carries them); the
+ * checkpoint is that stream's, found among the entity's checkpoints, and copied up to that batch.
+ */
+final class StreamRewind {
+  /**
+   * @param checkpoint the new checkpoint
+   * @param fromCheckpoint the checkpoint it was copied from
+   * @param batch the last batch the snapshot holds ({@link InitialLoad#BATCH_ID} for an initial load)
+   */
+  record Rewind(String checkpoint, String fromCheckpoint, long batch) {}
+
+  private StreamRewind() {}
+
+  /** Prepares the checkpoint for a table at {@code snapshotId}; the table is not touched. */
+  static Rewind to(TributaryConfig config, SilverEntity entity, Table silver, Table bronze, long snapshotId,
+      String purpose, Configuration hadoop) {
+    Snapshot written = null;
+    for (Snapshot snapshot = silver.snapshot(snapshotId); snapshot != null;
+        snapshot = snapshot.parentId() == null ? null : silver.snapshot(snapshot.parentId())) {
+      if (snapshot.summary().get(StreamCommits.STREAM_ID) != null) {
+        written = snapshot;
+        break;
+      }
+    }
+    if (written == null) {
+      throw new IllegalStateException("No silver stream commit is in the history of snapshot " + snapshotId + " of "
+          + silver.name() + ", so where its stream stood is unknown; rebuild the table from bronze instead"
+          + " (tributary rebuild --table " + entity.table() + ")");
+    }
+    String streamId = written.summary().get(StreamCommits.STREAM_ID);
+    long batch = Long.parseLong(written.summary().get(StreamCommits.BATCH_ID));
+    CheckpointFiles source = checkpointOf(config, entity, streamId, hadoop);
+    String target = SilverCheckpoints.next(config, entity, purpose);
+    bronze.refresh();
+    if (batch == InitialLoad.BATCH_ID) {
+      long loaded = source.readNumber(InitialLoad.SNAPSHOT_FILE).orElseThrow(() -> new IllegalStateException(
+          "The checkpoint " + source.location() + " does not record which bronze snapshot its initial load read"));
+      requireKept(bronze, loaded, entity);
+      source.copyAfterInitialLoad(target, hadoop, loaded, InitialLoad.addedFiles(bronze, bronze.snapshot(loaded)));
+      return new Rewind(target, source.location(), batch);
+    }
+    OptionalLong resume = source.snapshotAfterBatch(batch);
+    if (resume.isEmpty()) {
+      throw new IllegalStateException("The checkpoint " + source.location() + " no longer holds batch " + batch
+          + " (Spark keeps the last spark.sql.streaming.minBatchesToRetain batches, 100 by default); rebuild the"
+          + " table from bronze instead (tributary rebuild --table " + entity.table() + ")");
+    }
+    requireKept(bronze, resume.getAsLong(), entity);
+    source.copyUpTo(batch, target, hadoop);
+    return new Rewind(target, source.location(), batch);
+  }
+
+  /** The entity's checkpoint (the configured one or one made by a rebuild or rollback) whose query is this stream. */
+  private static CheckpointFiles checkpointOf(TributaryConfig config, SilverEntity entity, String streamId,
+      Configuration hadoop) {
+    String configured = SilverCheckpoints.configured(config, entity);
+    List<String> candidates = new ArrayList<>();
+    candidates.add(configured);
+    Path base = new Path(configured);
+    try {
+      FileSystem fs = base.getFileSystem(hadoop);
+      if (fs.exists(base.getParent())) {
+        for (FileStatus sibling : fs.listStatus(base.getParent())) {
+          if (sibling.getPath().getName().startsWith(base.getName() + "@")) {
+            candidates.add(sibling.getPath().toString());
+          }
+        }
+      }
+      for (String candidate : candidates) {
+        if (fs.exists(new Path(candidate, "metadata"))) {
+          CheckpointFiles files = new CheckpointFiles(candidate, hadoop);
+          if (files.queryId().equals(streamId)) {
+            return files;
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot list the checkpoints next to " + configured, e);
+    }
+    throw new IllegalStateException("The checkpoint of silver stream " + streamId + " (which wrote the snapshot) is"
+        + " not among " + candidates + "; rebuild the table from bronze instead (tributary rebuild --table "
+        + entity.table() + ")");
+  }
+
+  private static void requireKept(Table bronze, long snapshotId, SilverEntity entity) {
+    if (bronze.snapshot(snapshotId) == null) {
+      throw new IllegalStateException("Bronze snapshot " + snapshotId + ", where the stream stood then, was expired"
+          + " by maintenance; rebuild the table from all of bronze instead (tributary rebuild --table "
+          + entity.table() + ")");
+    }
+  }
+}

@@ -1,0 +1,269 @@
+package io.tributary.silver;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.tributary.bronze.BronzeFixture;
+import io.tributary.bronze.BronzeIngestJob;
+import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.SilverCheckpoints;
+import io.tributary.common.lakehouse.StreamCommits;
+import io.tributary.common.lakehouse.TableRollback;
+import io.tributary.common.testing.SharedSpark;
+import io.tributary.localstack.GeneratedRecord;
+import io.tributary.localstack.GeneratorOptions;
+import io.tributary.localstack.LocalKafkaBroker;
+import io.tributary.localstack.ShopEventGenerator;
+import io.tributary.localstack.testing.SharedKafka;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.spark.Spark3Util;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Recovery of silver tables: a wrong mapping fixed by a rebuild from bronze, a rebuild while the stream runs, and a
+ * rollback (and a rebuild from an earlier snapshot) after which the stream re-applies what came later. Every time
+ * the table ends equal to the reference computed from the generated orders, and quarantine holds each malformed
+ * record once.
+ */
+@ExtendWith({SharedSpark.class, SharedKafka.class})
+class RecoveryIT {
+  private static final String ORDER_SCHEMA = SilverMergeIT.ORDER_SCHEMA;
+
+  /** The orders entity keyed on {@code key} (the mapping under test: the right key is order_id). */
+  private static String orders(String key) {
+    return "tributary.silver.entities.orders { source = bronze.orders, decoder = json, key = [" + key + "],"
+        + " sequence = [seq], event-time-field = event_time, table = silver.orders,"
+        + " max-rows-per-trigger = 150, schema = \"" + ORDER_SCHEMA + "\" }\n";
+  }
+
+  private static List<GeneratedRecord> generate(long seed) {
+    List<GeneratedRecord> orders = new ArrayList<>();
+    // Recent event times: Kafka's retention (7 days) counts from the record timestamps.
+    ShopEventGenerator.records(new GeneratorOptions(300, 10, 20, 0.3, 0.05, 0.03, false,
+        Instant.now().minus(Duration.ofHours(3)), Duration.ofHours(2), seed)).forEachRemaining(record -> {
+          if (record.topic().equals(GeneratorOptions.ORDERS_TOPIC)) {
+            orders.add(record);
+          }
+        });
+    return orders;
+  }
+
+  private static void send(BronzeFixture fixture, List<GeneratedRecord> records) throws Exception {
+    String topic = fixture.topic("orders");
+    fixture.send("orders", records.stream().map(record -> new ProducerRecord<>(topic, null, record.timestampMs(),
+        record.key(), record.value())).toList());
+  }
+
+  @Test
+  void aWrongMappingIsFixedByARebuildAndStaysReadableByTimeTravel(SparkSession spark, LocalKafkaBroker broker,
+      @TempDir Path dir) throws Exception {
+    BronzeFixture fixture = new BronzeFixture(broker, dir);
+    fixture.createTopics(2, "orders");
+    List<GeneratedRecord> generated = generate(41);
+    List<GeneratedRecord> first = generated.subList(0, generated.size() * 2 / 3);
+    send(fixture, first);
+    TributaryConfig wrong = fixture.config(Map.of("orders", "orders"), orders("customer_id"));
+    new BronzeIngestJob(spark, wrong).run(true);
+    new SilverMergeJob(spark, wrong).run(true);
+    String lake = wrong.catalog().name();
+    String table = lake + ".silver.orders";
+    Map<String, List<String>> wrongState = ShopReference.orders(spark, table);
+    assertThat(wrongState).as("the wrong key keeps one order per customer").isNotEqualTo(ShopReference.orders(first));
+    long wrongSnapshot = icebergTable(spark, table).currentSnapshot().snapshotId();
+
+    TributaryConfig fixed = fixture.config(Map.of("orders", "orders"), orders("order_id"));
+    SilverRebuild.Result result = new SilverRebuild(spark, fixed).run("silver.orders", OptionalLong.empty(),
+        System.out);
+
+    assertThat(ShopReference.orders(spark, table)).isEqualTo(ShopReference.orders(first));
+    assertThat(result.previousSnapshot()).hasValue(wrongSnapshot);
+    assertThat(ShopReference.orders(spark, table + " VERSION AS OF " + wrongSnapshot)).isEqualTo(wrongState);
+    assertThat(quarantined(spark, lake)).isEqualTo(SilverMergeIT.malformed(first, GeneratorOptions.ORDERS_TOPIC));
+    assertThat(spark.catalog().tableExists(lake + ".silver.orders__rebuild")).as("shadow dropped").isFalse();
+
+    // The stream goes on from the rebuild's checkpoint with the rest of the topic.
+    send(fixture, generated.subList(first.size(), generated.size()));
+    new BronzeIngestJob(spark, fixed).run(true);
+    new SilverMergeJob(spark, fixed).run(true);
+    assertThat(ShopReference.orders(spark, table)).isEqualTo(ShopReference.orders(generated));
+    assertThat(quarantined(spark, lake)).isEqualTo(SilverMergeIT.malformed(generated, GeneratorOptions.ORDERS_TOPIC));
+    Table rebuilt = icebergTable(spark, table);
+    assertThat(rebuilt.properties().get(SilverCheckpoints.PROPERTY)).isEqualTo(result.checkpoint());
+    assertThat(rebuilt.currentSnapshot().summary().get(StreamCommits.STREAM_ID))
+        .isEqualTo(queryId(result.checkpoint()));
+  }
+
+  @Test
+  void aRebuildWhileTheStreamRunsShowsReadersOldOrNewAndTheStreamGoesOn(SparkSession spark, LocalKafkaBroker broker,
+      @TempDir Path dir) throws Exception {
+    BronzeFixture fixture = new BronzeFixture(broker, dir);
+    fixture.createTopics(2, "orders");
+    List<GeneratedRecord> generated = generate(43);
+    TributaryConfig config = fixture.config(Map.of("orders", "orders"),
+        "tributary.bronze.defaults { max-offsets-per-trigger = 60, trigger = \"300 ms\" }\n" + orders("order_id")
+            + "tributary.silver.defaults.trigger = \"300 ms\"\n");
+    String lake = config.catalog().name();
+    String table = lake + ".silver.orders";
+    int parts = 6;
+    send(fixture, generated.subList(0, generated.size() / parts));
+
+    BronzeFixture.Running bronze = BronzeFixture.runInBackground(spark, config);
+    AtomicReference<Throwable> silverFailure = new AtomicReference<>();
+    Thread silver = new Thread(() -> {
+      try {
+        new SilverMergeJob(spark, config).run(false);
+      } catch (Throwable e) {
+        silverFailure.set(e);
+      }
+    }, "silver-under-test");
+    silver.start();
+    // Readers count the orders all along: the count only grows (orders are never deleted) unless a reader saw a
+    // half-built table.
+    List<Long> counts = new CopyOnWriteArrayList<>();
+    AtomicBoolean reading = new AtomicBoolean(true);
+    Thread reader = new Thread(() -> {
+      while (reading.get()) {
+        counts.add(BronzeFixture.rows(spark, table));
+        sleep(150);
+      }
+    }, "reader");
+    AtomicReference<Throwable> producerFailure = new AtomicReference<>();
+    Thread producer = new Thread(() -> {
+      try {
+        for (int part = 1; part < parts - 2; part++) { // the last two parts come after the switch
+          sleep(1500);
+          send(fixture, generated.subList(part * generated.size() / parts, (part + 1) * generated.size() / parts));
+        }
+      } catch (Throwable e) {
+        producerFailure.set(e);
+      }
+    }, "producer");
+    SilverRebuild.Result result;
+    try {
+      await().atMost(Duration.ofSeconds(120)).until(() -> BronzeFixture.rows(spark, table) > 0);
+      reader.start();
+      producer.start();
+      result = new SilverRebuild(spark, config).run("silver.orders", OptionalLong.empty(), System.out);
+      producer.join(120_000);
+      assertThat(producerFailure.get()).isNull();
+      for (int part = parts - 2; part < parts; part++) {
+        send(fixture, generated.subList(part * generated.size() / parts, (part + 1) * generated.size() / parts));
+        sleep(1500);
+      }
+      Map<String, List<String>> reference = ShopReference.orders(generated);
+      await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(2)).until(() -> {
+        assertThat(silverFailure.get()).as("silver failed").isNull();
+        assertThat(silver.isAlive()).as("silver runs").isTrue();
+        return ShopReference.orders(spark, table).equals(reference);
+      });
+      reading.set(false);
+      reader.join(10_000);
+    } finally {
+      reading.set(false);
+      bronze.stop(); // stops every active query, silver's too
+      silver.join(60_000);
+    }
+    assertThat(silverFailure.get()).as("silver failed").isNull();
+    assertThat(counts).as("orders seen by readers").hasSizeGreaterThan(5).isSorted();
+    assertThat(quarantined(spark, lake)).isEqualTo(SilverMergeIT.malformed(generated, GeneratorOptions.ORDERS_TOPIC));
+    // The running job moved to the rebuild's checkpoint by itself and committed there.
+    Table live = icebergTable(spark, table);
+    assertThat(live.properties().get(SilverCheckpoints.PROPERTY)).isEqualTo(result.checkpoint());
+    assertThat(spark.sql("SELECT count(*) FROM " + table + ".snapshots WHERE summary['" + StreamCommits.STREAM_ID
+        + "'] = '" + queryId(result.checkpoint()) + "' AND committed_at > (SELECT committed_at FROM " + table
+        + ".snapshots WHERE snapshot_id = " + result.snapshot() + ")").first().getLong(0))
+        .as("commits of the running job after the switch").isPositive();
+  }
+
+  @Test
+  void aRollbackReturnsTheEarlierContentAndTheStreamReappliesWhatCameAfter(SparkSession spark,
+      LocalKafkaBroker broker, @TempDir Path dir) throws Exception {
+    BronzeFixture fixture = new BronzeFixture(broker, dir);
+    fixture.createTopics(2, "orders");
+    List<GeneratedRecord> generated = generate(47);
+    List<GeneratedRecord> first = generated.subList(0, generated.size() / 2);
+    TributaryConfig config = fixture.config(Map.of("orders", "orders"), orders("order_id"));
+    String lake = config.catalog().name();
+    String table = lake + ".silver.orders";
+    new BronzeIngestJob(spark, config).createTables();
+    new SilverMergeJob(spark, config).run(true); // starts with bronze, so it follows bronze's commits
+    send(fixture, first);
+    new BronzeIngestJob(spark, config).run(true);
+    new SilverMergeJob(spark, config).run(true);
+    long earlier = icebergTable(spark, table).currentSnapshot().snapshotId();
+    List<String> earlierRows = rows(spark, table + " VERSION AS OF " + earlier);
+    send(fixture, generated.subList(first.size(), generated.size()));
+    new BronzeIngestJob(spark, config).run(true);
+    new SilverMergeJob(spark, config).run(true);
+    Map<String, List<String>> reference = ShopReference.orders(generated);
+    assertThat(ShopReference.orders(spark, table)).isEqualTo(reference);
+
+    Table silver = icebergTable(spark, table);
+    TableRollback.Preview preview = TableRollback.preview(spark, table, silver, earlier);
+    assertThat(preview.targetRows()).isEqualTo(earlierRows.size());
+    assertThat(preview.currentRows()).isEqualTo(spark.table(table).count());
+    assertThat(preview.rowsRemoved()).isPositive();
+    assertThat(icebergTable(spark, table).currentSnapshot().snapshotId()).as("a preview changes nothing")
+        .isEqualTo(preview.currentSnapshot());
+
+    new SilverRollback(spark, config).apply("silver.orders", earlier, System.out);
+    assertThat(rows(spark, table)).isEqualTo(earlierRows);
+    assertThat(quarantined(spark, lake)).isEqualTo(SilverMergeIT.malformed(first, GeneratorOptions.ORDERS_TOPIC));
+
+    // The stream re-applies the bronze changes after that snapshot: the table catches up, nothing twice.
+    new SilverMergeJob(spark, config).run(true);
+    assertThat(ShopReference.orders(spark, table)).isEqualTo(reference);
+    assertThat(quarantined(spark, lake)).isEqualTo(SilverMergeIT.malformed(generated, GeneratorOptions.ORDERS_TOPIC));
+
+    // A rebuild from that snapshot ends in the same state.
+    long beforeRebuild = icebergTable(spark, table).currentSnapshot().snapshotId();
+    new SilverRebuild(spark, config).run("silver.orders", OptionalLong.of(earlier), System.out);
+    assertThat(ShopReference.orders(spark, table)).isEqualTo(reference);
+    assertThat(quarantined(spark, lake)).isEqualTo(SilverMergeIT.malformed(generated, GeneratorOptions.ORDERS_TOPIC));
+    assertThat(ShopReference.orders(spark, table + " VERSION AS OF " + beforeRebuild)).isEqualTo(reference);
+  }
+
+  private static long quarantined(SparkSession spark, String lake) {
+    return spark.sql("SELECT count(*), count(DISTINCT topic, `partition`, `offset`) FROM " + lake
+        + ".silver.quarantine WHERE entity = 'orders'").collectAsList().stream()
+        .peek(row -> assertThat(row.getLong(0)).as("quarantined once each").isEqualTo(row.getLong(1)))
+        .mapToLong(row -> row.getLong(0)).sum();
+  }
+
+  /** Every row, exactly (also when it was written), sorted. */
+  private static List<String> rows(SparkSession spark, String table) {
+    return spark.sql("SELECT * FROM " + table).toJSON().collectAsList().stream().sorted().toList();
+  }
+
+  private static Table icebergTable(SparkSession spark, String table) throws Exception {
+    return Spark3Util.loadIcebergTable(spark, table);
+  }
+
+  private static String queryId(String checkpoint) throws Exception {
+    String metadata = Files.readString(Path.of(checkpoint, "metadata"));
+    return metadata.replaceAll("(?s).*\"id\"\\s*:\\s*\"([^\"]+)\".*", "$1");
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
