@@ -99,8 +99,9 @@ public final class BronzeReingest {
         Long stream = streamAt.get(partition);
         long cut = Math.min(stop, stream == null ? start : stream);
         if (cut < stop) {
-          out.printf("  %s: offsets %d to %d are left to the bronze stream (it has not committed them yet)%n",
-              partition, Math.max(start, cut), stop - 1);
+          out.printf("  %s: offsets %d to %d are left to the bronze stream (%s)%n", partition, Math.max(start, cut),
+              stop - 1, stream == null ? "it has committed nothing for this partition yet; it loads from its"
+                  + " starting offsets when it runs" : "it has not committed them yet");
         }
         if (start < cut) {
           ranges.put(partition, new long[] {start, cut});

@@ -40,12 +40,23 @@ final class LostOffsetsLog {
     String table = tableFor(catalog, bronzeTable);
     spark.sql("CREATE TABLE IF NOT EXISTS " + table + " (" + SCHEMA.toDDL() + ") USING iceberg"
         + " TBLPROPERTIES ('format-version' = '2', 'commit.retry.num-retries' = '10')");
+    // A stream that skipped a gap and stopped before committing past it finds the same gap at its next start.
+    java.util.Set<String> recorded = new java.util.HashSet<>();
+    for (Row row : spark.sql("SELECT topic, `partition`, from_offset, to_offset FROM " + table + " WHERE source = '"
+        + lost.sourceName().replace("'", "\\'") + "'").collectAsList()) {
+      recorded.add(row.getString(0) + "/" + row.getInt(1) + "/" + row.getLong(2) + "/" + row.getLong(3));
+    }
     Timestamp now = new Timestamp(System.currentTimeMillis());
     List<Row> rows = new ArrayList<>();
     for (LostOffsets.Range range : lost.ranges()) {
+      if (recorded.contains(range.topic() + "/" + range.partition() + "/" + range.from() + "/" + range.to())) {
+        continue;
+      }
       rows.add(RowFactory.create(lost.sourceName(), lost.table(), range.topic(), range.partition(), range.from(),
           range.to(), range.count(), now, acceptedBy));
     }
-    spark.createDataFrame(rows, SCHEMA).writeTo(table).append();
+    if (!rows.isEmpty()) {
+      spark.createDataFrame(rows, SCHEMA).writeTo(table).append();
+    }
   }
 }

@@ -34,9 +34,25 @@ final class GoldCommand implements Command {
       throw new UsageException("'gold': --downstream needs --select MODEL");
     }
     TributaryConfig config = ConfigOption.load(args);
+    checkModels(config, args.value("select"), args.flag("downstream"));
     new GoldJob(Sessions.start(config, name()), config).run(args.value("select"), args.flag("downstream"), interval,
         args.flag("full-refresh"), args.flag("dry-run"), System.out);
     return Tributary.OK;
+  }
+
+  /**
+   * Reads the model files and resolves the selection before Spark starts, so that a bad model or an unknown
+   * {@code --select} fails at once (and in validation mode). Local paths only; other file systems are read when the
+   * job runs, with the session's Hadoop settings.
+   */
+  static void checkModels(TributaryConfig config, java.util.Optional<String> select, boolean downstream) {
+    String models = config.gold().models();
+    if (models.contains("://") && !models.startsWith("file:")) {
+      return;
+    }
+    io.tributary.gold.ModelGraph graph = io.tributary.gold.ModelGraph.load(models,
+        new org.apache.hadoop.conf.Configuration());
+    select.ifPresent(name -> graph.select(name, downstream));
   }
 
   static Interval interval(Arguments args) {

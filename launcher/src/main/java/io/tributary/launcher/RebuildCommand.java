@@ -47,6 +47,7 @@ final class RebuildCommand implements Command {
             + " snapshot; to go back to a snapshot, use rollback");
       }
       var interval = GoldCommand.interval(args);
+      GoldCommand.checkModels(config, Optional.of(name.table()), false);
       new GoldJob(Sessions.start(config, name()), config).run(Optional.of(name.table()), false, interval, true,
           false, System.out);
       return Tributary.OK;

@@ -70,7 +70,7 @@ final class RollbackCommand implements Command {
     if (silver) {
       new SilverRollback(spark, config).apply(table, target, System.out);
     } else {
-      TableRollback.apply(iceberg, target, Map.of());
+      TableRollback.apply(iceberg, target, Map.of(), List.of());
       System.out.println(sqlName + " is at snapshot " + target + " again.");
     }
     System.out.println("To undo: tributary rollback --config FILE --table " + table + " --snapshot "

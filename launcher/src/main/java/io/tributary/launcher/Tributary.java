@@ -29,7 +29,8 @@ public final class Tributary {
 
   Tributary() {
     for (Command command : List.of(new BronzeCommand(), new SilverCommand(), new GoldCommand(), new MaintainCommand(), new HealthCommand(),
-        new ReingestCommand(), new RebuildCommand(), new RollbackCommand(), new KafkaCommand(), new ProduceCommand(),
+        new StatusCommand(), new ReingestCommand(), new RebuildCommand(), new RollbackCommand(), new KafkaCommand(),
+        new ProduceCommand(),
         new DemoCommand())) {
       commands.put(command.name(), command);
     }
@@ -46,13 +47,49 @@ public final class Tributary {
       System.out.println(usage());
       return args.isEmpty() ? USAGE : OK;
     }
+    if (args.get(0).equals("validate")) {
+      return validate(args.subList(1, args.size()));
+    }
     Command command = commands.get(args.get(0));
     if (command == null) {
       System.err.println("Unknown command '" + args.get(0) + "'.\n" + usage());
       return USAGE;
     }
+    return execute(command, args.subList(1, args.size()));
+  }
+
+  /** Commands that start Spark, and so can be validated up to that point. */
+  private static final List<String> VALIDATED = List.of("bronze", "silver", "gold", "maintain", "health", "status",
+      "reingest", "rebuild", "rollback");
+
+  /**
+   * {@code validate <command> [options]}: everything the command checks before it starts Spark (its options, the
+   * config, the gold models), with the same messages and exit codes as a real run; exits 0 printing "valid" when
+   * all of it passes. Scheduler tests run every submitted command through this.
+   */
+  private int validate(List<String> args) {
+    if (args.isEmpty() || !VALIDATED.contains(args.get(0))) {
+      System.err.println("'validate': give one of the commands " + String.join(", ", VALIDATED)
+          + " with its options, e.g. validate gold --config FILE --date 2026-11-30");
+      return USAGE;
+    }
+    Sessions.validateOnly(true);
     try {
-      return command.run(args.subList(1, args.size()));
+      int code = execute(commands.get(args.get(0)), args.subList(1, args.size()));
+      if (code == OK) {
+        System.out.println("valid: tributary " + String.join(" ", args));
+      }
+      return code;
+    } finally {
+      Sessions.validateOnly(false);
+    }
+  }
+
+  private int execute(Command command, List<String> args) {
+    try {
+      return command.run(args);
+    } catch (Sessions.Validated valid) {
+      return OK;
     } catch (UsageException | InvalidConfigException | InvalidModelException e) {
       System.err.println(e.getMessage());
       return USAGE;
@@ -76,6 +113,8 @@ public final class Tributary {
     StringBuilder text = new StringBuilder("Usage: tributary <command> [options]\n\nCommands:\n");
     commands.values().forEach(command ->
         text.append(String.format("  %-8s %s%n", command.name(), command.usage())));
+    text.append(String.format("  %-8s %s%n", "validate", "<command> [options]   check a command's options, config and"
+        + " gold models as a run would, without starting Spark (exit 0: valid)"));
     return text.toString();
   }
 }

@@ -32,7 +32,7 @@ class ShadedJarIT {
       "/io/delta/", "/io/unitycatalog/", "/spark-sql-kafka-0-10_", "/spark-token-provider-kafka-0-10_",
       "/kafka-clients/", "/commons-pool2/", "/jackson-datatype-jdk8/", "/com/typesafe/config/");
 
-  private static String sparkDistributionClasspath(Path target) throws Exception {
+  static String sparkDistributionClasspath(Path target) throws Exception {
     String runtime = Files.readString(target.resolve("local-runtime.classpath")).trim();
     String provided = Files.readString(target.resolve("local-provided.classpath")).trim();
     List<String> entries = new java.util.ArrayList<>(List.of(provided.split(":")));

@@ -114,7 +114,7 @@ class TributaryTest {
         "'reingest': --from-time must be a time such as 2026-11-30T12:00:00Z or 2026-11-30 12:00:00 (UTC); got"
             + " 'yesterday'",
         "'reingest': --from-time must be before --to-time",
-        "'reingest': no bronze source named 'payments' (sources: orders, customers)",
+        "'reingest': no bronze source named 'payments' (sources: customers, orders)",
         "'rebuild': --table must be NAMESPACE.TABLE; got 'orders'",
         "'rebuild': bronze.orders is a bronze table, the raw record of Kafka; load missing records with"
             + " 'reingest', and rebuild the silver tables built from it",
@@ -127,6 +127,33 @@ class TributaryTest {
         "'rollback': bronze.orders is a bronze table, the raw record of Kafka: its stream has loaded the records a"
             + " rollback would drop, so they would be lost. Roll back the silver or gold tables built from it"
             + " instead.");
+  }
+
+  @Test
+  void validationRunsACommandsChecksWithoutStartingSpark(@TempDir Path dir) throws Exception {
+    Path repo = Path.of("..").toAbsolutePath().normalize();
+    Path config = dir.resolve("lakehouse.conf");
+    Files.writeString(config, "include file(\"" + repo.resolve("conf/application.conf") + "\")\n"
+        + "tributary.gold.models = \"" + repo.resolve("gold/models") + "\"\n");
+    assertThat(new Tributary().run(List.of("validate", "gold", "--config", config.toString(), "--from", "2026-11-28",
+        "--to", "2026-11-30", "--select", "daily_revenue"))).isEqualTo(Tributary.OK);
+    assertThat(out.toString(StandardCharsets.UTF_8)).contains("valid: tributary gold --config");
+    assertThat(new Tributary().run(List.of("validate", "gold", "--config", config.toString(), "--date", "2026-11-30",
+        "--select", "daily_revenu"))).isEqualTo(Tributary.USAGE);
+    assertThat(new Tributary().run(List.of("validate", "gold", "--config", config.toString(), "--form",
+        "2026-11-30"))).isEqualTo(Tributary.USAGE);
+    assertThat(new Tributary().run(List.of("validate", "kafka", "start"))).isEqualTo(Tributary.USAGE);
+    assertThat(new Tributary().run(List.of("validate", "status", "--config", config.toString(), "--max-idle",
+        "soon"))).isEqualTo(Tributary.USAGE);
+    assertThat(stderr().lines()).containsExactly(
+        "Invalid gold models:",
+        "  --select: no model named 'daily_revenu' (known: country_value, customer_lifetime_value, daily_revenue,"
+            + " orders_by_status)",
+        "'gold': unknown option --form (options: --config, --date, --downstream, --dry-run, --from, --full-refresh,"
+            + " --select, --to)",
+        "'validate': give one of the commands bronze, silver, gold, maintain, health, status, reingest, rebuild,"
+            + " rollback with its options, e.g. validate gold --config FILE --date 2026-11-30",
+        "'status': --max-idle must be a duration such as 15m, 90s or 2h; got 'soon'");
   }
 
   @Test

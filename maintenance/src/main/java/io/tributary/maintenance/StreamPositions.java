@@ -58,6 +58,13 @@ final class StreamPositions {
       Path offset = committed.isPresent() ? new Path(root, "offsets/" + committed.getAsLong())
           : new Path(root, "sources/0/offsets/0");
       if (!fs.exists(offset)) {
+        // A new stream loading bronze first (silver's InitialLoad) records the snapshot it reads before its start.
+        Path loading = new Path(root, "tributary-initial-load-snapshot");
+        if (fs.exists(loading)) {
+          try (InputStream in = fs.open(loading)) {
+            return OptionalLong.of(Long.parseLong(new String(in.readAllBytes(), StandardCharsets.UTF_8).trim()));
+          }
+        }
         return OptionalLong.empty();
       }
       return snapshotIn(fs, offset);

@@ -69,6 +69,22 @@ final class CdcMerge {
     }
   }
 
+  /** Whether batch {@code batchId} of stream {@code streamId} (or a later one) is committed to the table. */
+  boolean committed(SparkSession spark, String streamId, long batchId) {
+    try {
+      return CommittedBatches.isCommitted(Spark3Util.loadIcebergTable(spark, silverTable), streamId, batchId);
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot load " + silverTable + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** True, or a {@link StreamMovedException} when the table has been switched to another checkpoint. */
+  private boolean stillOwned(Table silver) {
+    silver.refresh();
+    requireOwner(silver, null);
+    return true;
+  }
+
   private void requireOwner(Table silver, Exception failure) {
     String owner = silver.properties().getOrDefault(SilverCheckpoints.PROPERTY, configuredCheckpoint);
     if (!owner.equals(checkpoint)) {
@@ -98,8 +114,10 @@ final class CdcMerge {
     Dataset<Row> decoded = decode(envelopes, schema).localCheckpoint();
     try {
       BatchSummary summary = BatchSummary.of(decoded);
+      // Each commit of table state below checks first that the table is still this stream's (a rebuild or rollback
+      // may have switched it since the batch began).
       if (entity.schemaEvolution() == SchemaEvolution.EVOLVE && summary.needsSchemaChange()
-          && SchemaChanges.evolve(spark, decoded, summary, silverTable, entity.name())) {
+          && stillOwned(silver) && SchemaChanges.evolve(spark, decoded, summary, silverTable, entity.name())) {
         LocalCheckpoints.release(decoded);
         silver.refresh();
         schema = SilverTables.entitySchema(silver);
@@ -107,11 +125,11 @@ final class CdcMerge {
         summary = BatchSummary.of(decoded);
       }
       Map<String, String> commit = CommittedBatches.properties(streamId, batchId);
-      if (summary.rejected() > 0) {
+      if (summary.rejected() > 0 && stillOwned(silver)) {
         quarantine(spark, decoded, streamId, batchId, commit);
       }
       List<Truncate> all = summary.truncates().isEmpty() ? Truncates.of(silver)
-          : Truncates.remember(silver, summary.truncates());
+          : stillOwned(silver) ? Truncates.remember(silver, summary.truncates()) : List.of();
       if (summary.changes() == 0 && summary.truncates().isEmpty()) {
         return;
       }

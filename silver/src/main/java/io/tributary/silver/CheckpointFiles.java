@@ -93,6 +93,17 @@ final class CheckpointFiles {
     return snapshot.find() ? OptionalLong.of(Long.parseLong(snapshot.group(1))) : OptionalLong.empty();
   }
 
+  /** When a file of the checkpoint (e.g. {@code commits/7}) was written. */
+  java.util.Optional<java.time.Instant> modified(String file) {
+    Path path = new Path(root, file);
+    try {
+      return fs.exists(path) ? java.util.Optional.of(java.time.Instant.ofEpochMilli(
+          fs.getFileStatus(path).getModificationTime())) : java.util.Optional.empty();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read " + path, e);
+    }
+  }
+
   /** A small text file Tributary keeps next to Spark's, e.g. the bronze snapshot an initial load reads. */
   OptionalLong readNumber(String name) {
     Path file = new Path(root, name);

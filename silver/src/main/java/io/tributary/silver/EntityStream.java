@@ -32,6 +32,7 @@ final class EntityStream implements StreamSupervisor.Supervised {
   private final String configuredCheckpoint;
   private final boolean once;
   private final String name;
+  private boolean started;
 
   /**
    * @param entity the entity, with the table this stream writes
@@ -60,7 +61,20 @@ final class EntityStream implements StreamSupervisor.Supervised {
 
   @Override
   public StreamingQuery start() {
-    Table silverTable = load(silver);
+    Table silverTable = awaitSwitch(load(silver));
+    String fingerprint = SilverCheckpoints.fingerprint(entity);
+    String recorded = silverTable.properties().get(SilverCheckpoints.CONFIG);
+    if (!started) {
+      // This job's config is the entity's from now on: a later switch by a tool run with another config is noticed.
+      if (!fingerprint.equals(recorded)) {
+        silverTable.updateProperties().set(SilverCheckpoints.CONFIG, fingerprint).commit();
+      }
+      started = true;
+    } else if (recorded != null && !recorded.equals(fingerprint)) {
+      throw new IllegalStateException(name() + ": " + silver + " was rebuilt or rolled back with a different config"
+          + " for entity " + entity.name() + " than this job runs; it stops rather than apply the old config to the"
+          + " new content. Start the silver job again with the current config.");
+    }
     String checkpoint = silverTable.properties().getOrDefault(SilverCheckpoints.PROPERTY, configuredCheckpoint);
     CdcMerge merge = new CdcMerge(entity, silver, quarantine, checkpoint, configuredCheckpoint);
     CheckpointFiles files = new CheckpointFiles(checkpoint, spark.sparkContext().hadoopConfiguration());
@@ -92,6 +106,29 @@ final class EntityStream implements StreamSupervisor.Supervised {
       throw new IllegalStateException(name() + " did not start in time", e);
     }
   }
+
+  /** The table once no rebuild or rollback is between its two commits (table, then quarantine rows). */
+  private Table awaitSwitch(Table table) {
+    long deadline = System.nanoTime() + SWITCH_WAIT.toNanos();
+    while (table.properties().containsKey(SilverCheckpoints.SWITCHING)) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(name() + ": " + silver + " is marked as being switched by a rebuild or"
+            + " rollback (" + table.properties().get(SilverCheckpoints.SWITCHING) + ") for more than "
+            + SWITCH_WAIT.toMinutes() + " minutes; if that command failed, run it again");
+      }
+      LOG.info("{}: waiting for the switch of {} to finish", name(), silver);
+      try {
+        Thread.sleep(2000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(name() + ": interrupted while waiting for a switch", e);
+      }
+      table.refresh();
+    }
+    return table;
+  }
+
+  private static final java.time.Duration SWITCH_WAIT = java.time.Duration.ofMinutes(10);
 
   private Table load(String table) {
     try {

@@ -43,6 +43,13 @@ final class InitialLoad {
     bronze.refresh();
     OptionalLong recorded = checkpoint.readNumber(SNAPSHOT_FILE);
     Snapshot snapshot = recorded.isPresent() ? bronze.snapshot(recorded.getAsLong()) : null;
+    if (recorded.isPresent() && snapshot == null && merge.committed(spark, checkpoint.queryId(), BATCH_ID)) {
+      // Loaded, but the stream's start was not written before the snapshot expired: where to go on is unknown.
+      throw new IllegalStateException(streamName + ": the initial load of " + bronzeName + " at snapshot "
+          + recorded.getAsLong() + " was committed, but the snapshot expired before the stream started, so where it"
+          + " should go on is unknown. Rebuild the table (tributary rebuild), or drop it and delete its checkpoint "
+          + checkpoint.location());
+    }
     if (snapshot == null) {
       snapshot = bronze.currentSnapshot();
       if (snapshot == null) {
@@ -69,8 +76,9 @@ final class InitialLoad {
   }
 
   /**
-   * Whether a stream that has planned no batch yet starts at bronze's end: no snapshot with records (an append)
-   * came after the one its initial offset is in.
+   * Whether a stream that has planned no batch yet has nothing to read: no snapshot that added files came after the
+   * one its initial offset is in (or, for a stream that started on an empty bronze table, none at all). Iceberg
+   * cannot run a {@code --once} stream in that state (it fails computing where to stop).
    */
   static boolean nothingAfter(CheckpointFiles checkpoint, Table bronze) {
     if (checkpoint.lastBatch("offsets").isPresent()) {
@@ -85,11 +93,11 @@ final class InitialLoad {
       if (snapshot.snapshotId() == start.getAsLong()) {
         return true;
       }
-      if (org.apache.iceberg.DataOperations.APPEND.equals(snapshot.operation())) {
+      if (org.apache.iceberg.DataOperations.APPEND.equals(snapshot.operation()) && addedFiles(bronze, snapshot) > 0) {
         return false;
       }
     }
-    return false;
+    return start.getAsLong() < 0; // Iceberg's "start of the table": nothing with files in it yet
   }
 
   /** The files the snapshot added: a stream offset at this position is past all of them. */

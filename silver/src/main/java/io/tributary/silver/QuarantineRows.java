@@ -26,9 +26,17 @@ final class QuarantineRows {
       throw new IllegalStateException("cannot load " + quarantine + ": " + e.getMessage(), e);
     }
     Dataset<Row> empty = spark.table(quarantine).limit(0);
-    if (table.currentSnapshot() == null || table.history().isEmpty()
-        || table.history().get(0).timestampMillis() > millis) {
-      return empty; // nothing was quarantined yet then
+    if (table.currentSnapshot() == null || table.history().isEmpty()) {
+      return empty;
+    }
+    if (table.history().get(0).timestampMillis() > millis) {
+      org.apache.iceberg.Snapshot first = table.snapshot(table.history().get(0).snapshotId());
+      if (first != null && first.parentId() == null) {
+        return empty; // the table's first commit came later: nothing was quarantined yet then
+      }
+      throw new IllegalStateException("The snapshots of " + quarantine + " from " + Instant.ofEpochMilli(millis)
+          + " were expired, so which rows it held for entity " + entity + " then is unknown; rebuild the silver"
+          + " table from all of bronze instead");
     }
     long snapshot = TableRollback.target(table, OptionalLong.empty(), Optional.of(Instant.ofEpochMilli(millis)));
     return spark.sql("SELECT * FROM " + quarantine + " VERSION AS OF " + snapshot).where(

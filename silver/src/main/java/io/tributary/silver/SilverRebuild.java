@@ -107,11 +107,12 @@ public final class SilverRebuild {
       out.printf("[1/4] building %s from %s as of snapshot %d (batch %d of %s), then the bronze changes after it%n",
           shadow, live, fromSnapshot.getAsLong(), rewind.batch(), rewind.fromCheckpoint());
       spark.sql("CREATE TABLE " + shadow + " USING iceberg PARTITIONED BY (" + partitioning(entity) + ")"
-          + " TBLPROPERTIES (" + properties(liveTable.properties(), checkpoint) + ") AS SELECT * FROM " + live
+          + " TBLPROPERTIES (" + sqlProperties(withCheckpoint(stateAt(liveTable, rewind.committedMillis()),
+          checkpoint)) + ") AS SELECT * FROM " + live
           + " VERSION AS OF " + fromSnapshot.getAsLong());
       SilverTables.createEntityTable(spark, catalog, shadowEntity); // columns the config added since
-      QuarantineRows.asOf(spark, quarantine, entity.name(), liveTable.snapshot(fromSnapshot.getAsLong())
-          .timestampMillis()).createOrReplaceTempView("tributary_quarantine_then");
+      QuarantineRows.asOf(spark, quarantine, entity.name(), rewind.committedMillis())
+          .createOrReplaceTempView("tributary_quarantine_then");
       spark.sql("INSERT INTO " + shadowQuarantine + " SELECT * FROM tributary_quarantine_then");
     } else {
       checkpoint = SilverCheckpoints.next(config, entity, "rebuild");
@@ -152,14 +153,26 @@ public final class SilverRebuild {
       }
     }
     Table shadowTable = load(shadow);
+    Map<String, String> properties = new LinkedHashMap<>(shadowTable.properties());
+    properties.put(SilverCheckpoints.PROPERTY, checkpoint);
+    properties.put(SilverCheckpoints.SWITCHING, "rebuild to " + checkpoint);
     String statement = (liveExists ? "CREATE OR REPLACE TABLE " : "CREATE TABLE ") + live + " USING iceberg"
-        + " PARTITIONED BY (" + partitioning(entity) + ") TBLPROPERTIES (" + properties(shadowTable.properties(),
-        checkpoint) + ") AS SELECT * FROM " + shadow;
+        + " PARTITIONED BY (" + partitioning(entity) + ") TBLPROPERTIES (" + sqlProperties(properties)
+        + ") AS SELECT * FROM " + shadow;
+    // 1. The table, in one commit. A stream (re)starting now waits for step 3.
     CommitMetadata.withCommitProperties(summary, () -> spark.sql(statement), RuntimeException.class);
+    // 2. The entity's quarantine rows, in one commit.
     CommitMetadata.withCommitProperties(summary, () -> {
       spark.table(shadowQuarantine).writeTo(quarantine).overwrite(col("entity").equalTo(lit(entity.name())));
       return null;
     }, RuntimeException.class);
+    // 3. Done: the replace kept the old table's properties; drop those the rebuilt content does not have (a
+    // remembered truncate of the old content, say), and the switching mark.
+    Table switched = load(live);
+    var update = switched.updateProperties();
+    switched.properties().keySet().stream().filter(name -> !properties.containsKey(name)
+        && name.startsWith("tributary.")).forEach(update::remove);
+    update.remove(SilverCheckpoints.SWITCHING).commit();
     Table rebuilt = load(live);
     long rows = spark.table(live).count();
     spark.sql("DROP TABLE IF EXISTS " + shadow + " PURGE");
@@ -218,13 +231,30 @@ public final class SilverRebuild {
     return "bucket(" + entity.buckets() + ", `" + entity.key().get(0) + "`)";
   }
 
-  /** The shadow's table properties (format, merge modes, remembered truncates) with the checkpoint it goes with. */
-  private static String properties(Map<String, String> properties, String checkpoint) {
+  /** The table's properties now, with Tributary's state (remembered truncates) as it was at {@code millis}. */
+  static Map<String, String> stateAt(Table table, long millis) {
+    Map<String, String> properties = new LinkedHashMap<>(table.properties());
+    String truncates = PropertiesAsOf.at(table, millis).get(Truncates.PROPERTY);
+    if (truncates == null) {
+      properties.remove(Truncates.PROPERTY);
+    } else {
+      properties.put(Truncates.PROPERTY, truncates);
+    }
+    return properties;
+  }
+
+  private static Map<String, String> withCheckpoint(Map<String, String> properties, String checkpoint) {
     Map<String, String> all = new LinkedHashMap<>(properties);
     all.put(SilverCheckpoints.PROPERTY, checkpoint);
-    // Reserved: Spark sets the owner, Iceberg the format version.
-    all.keySet().removeIf(name -> name.equals("owner") || name.equals("format-version"));
-    return all.entrySet().stream().map(entry -> quote(entry.getKey()) + " = " + quote(entry.getValue()))
+    all.remove(SilverCheckpoints.SWITCHING);
+    return all;
+  }
+
+  /** Table properties for SQL, without the ones Spark and Iceberg reserve (the owner, the format version). */
+  private static String sqlProperties(Map<String, String> properties) {
+    return properties.entrySet().stream()
+        .filter(entry -> !entry.getKey().equals("owner") && !entry.getKey().equals("format-version"))
+        .map(entry -> quote(entry.getKey()) + " = " + quote(entry.getValue()))
         .collect(Collectors.joining(", "));
   }
 

@@ -10,6 +10,8 @@ import io.tributary.common.lakehouse.SilverCheckpoints;
 import io.tributary.common.lakehouse.StreamCommits;
 import io.tributary.common.lakehouse.TableRollback;
 import java.io.PrintStream;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.spark.CommitMetadata;
@@ -41,12 +43,23 @@ public final class SilverRollback {
     Table silverTable = load(silver);
     StreamRewind.Rewind rewind = StreamRewind.to(config, entity, silverTable, load(catalog + "." + entity.source()),
         target, "rollback", spark.sparkContext().hadoopConfiguration());
-    long targetMillis = silverTable.snapshot(target).timestampMillis();
-    var restored = QuarantineRows.asOf(spark, quarantine, entity.name(), targetMillis).localCheckpoint();
+    var restored = QuarantineRows.asOf(spark, quarantine, entity.name(), rewind.committedMillis()).localCheckpoint();
     try {
-      TableRollback.apply(silverTable, target, Map.of(SilverCheckpoints.PROPERTY, rewind.checkpoint()));
+      // 1. The table, its checkpoint, its config and its own state as of then, in one commit; a stream (re)starting
+      // now waits for step 3.
+      Map<String, String> properties = new LinkedHashMap<>();
+      properties.put(SilverCheckpoints.PROPERTY, rewind.checkpoint());
+      properties.put(SilverCheckpoints.SWITCHING, "rollback to " + rewind.checkpoint());
+      properties.put(SilverCheckpoints.CONFIG, SilverCheckpoints.fingerprint(entity));
+      String truncates = SilverRebuild.stateAt(silverTable, rewind.committedMillis()).get(Truncates.PROPERTY);
+      if (truncates != null) {
+        properties.put(Truncates.PROPERTY, truncates);
+      }
+      TableRollback.apply(silverTable, target, properties, truncates == null ? List.of(Truncates.PROPERTY)
+          : List.of());
       out.printf("%s is at snapshot %d again; its stream continues after batch %d from %s%n", silver, target,
           rewind.batch(), rewind.checkpoint());
+      // 2. The entity's quarantine rows as they were then, in one commit.
       CheckpointFiles files = new CheckpointFiles(rewind.checkpoint(), spark.sparkContext().hadoopConfiguration());
       CommitMetadata.withCommitProperties(Map.of(StreamCommits.STREAM_ID, files.queryId(), StreamCommits.BATCH_ID,
           String.valueOf(rewind.batch())), () -> {
@@ -55,6 +68,9 @@ public final class SilverRollback {
           }, RuntimeException.class);
       out.printf("%s: the rows of entity %s are as they were then (%,d rows)%n", quarantine, entity.name(),
           restored.count());
+      // 3. Done.
+      silverTable.refresh();
+      silverTable.updateProperties().remove(SilverCheckpoints.SWITCHING).commit();
     } finally {
       io.tributary.common.lakehouse.LocalCheckpoints.release(restored);
     }

@@ -27,8 +27,10 @@ final class StreamRewind {
    * @param checkpoint the new checkpoint
    * @param fromCheckpoint the checkpoint it was copied from
    * @param batch the last batch the snapshot holds ({@link InitialLoad#BATCH_ID} for an initial load)
+   * @param committedMillis when that batch committed to the table (the quarantine rows and the table's own state
+   *     are taken as of then)
    */
-  record Rewind(String checkpoint, String fromCheckpoint, long batch) {}
+  record Rewind(String checkpoint, String fromCheckpoint, long batch, long committedMillis) {}
 
   private StreamRewind() {}
 
@@ -58,7 +60,7 @@ final class StreamRewind {
           "The checkpoint " + source.location() + " does not record which bronze snapshot its initial load read"));
       requireKept(bronze, loaded, entity);
       source.copyAfterInitialLoad(target, hadoop, loaded, InitialLoad.addedFiles(bronze, bronze.snapshot(loaded)));
-      return new Rewind(target, source.location(), batch);
+      return new Rewind(target, source.location(), batch, written.timestampMillis());
     }
     OptionalLong resume = source.snapshotAfterBatch(batch);
     if (resume.isEmpty()) {
@@ -68,7 +70,7 @@ final class StreamRewind {
     }
     requireKept(bronze, resume.getAsLong(), entity);
     source.copyUpTo(batch, target, hadoop);
-    return new Rewind(target, source.location(), batch);
+    return new Rewind(target, source.location(), batch, written.timestampMillis());
   }
 
   /** The entity's checkpoint (the configured one or one made by a rebuild or rollback) whose query is this stream. */

@@ -15,6 +15,27 @@ public final class SilverCheckpoints {
   /** The table property naming the checkpoint that matches the table's content. */
   public static final String PROPERTY = "tributary.silver.checkpoint";
 
+  /**
+   * Set while a rebuild or rollback switches a table and its entity's quarantine rows (two commits); a stream waits
+   * for it to go before it starts.
+   */
+  public static final String SWITCHING = "tributary.silver.switching";
+
+  /** The fingerprint of the entity config that the table's content was built with, set by a rebuild or rollback. */
+  public static final String CONFIG = "tributary.silver.config";
+
+  /** The fingerprint of an entity's config (everything but the table it is kept in). */
+  public static String fingerprint(SilverEntity entity) {
+    String text = entity.withTable(new io.tributary.common.config.TableName("_", "_")).toString();
+    try {
+      byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
+          .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return java.util.HexFormat.of().formatHex(digest, 0, 12);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   private SilverCheckpoints() {}
 
   /** The checkpoint the config names for the entity: where its first stream runs. */

@@ -97,14 +97,15 @@ public final class TableRollback {
     }
   }
 
-  /** Makes {@code target} the current snapshot and sets {@code properties}, in one commit. */
-  public static void apply(Table table, long target, Map<String, String> properties) {
+  /** Makes {@code target} the current snapshot, sets {@code properties} and removes {@code removed}, in one commit. */
+  public static void apply(Table table, long target, Map<String, String> properties, List<String> removed) {
     table.refresh();
     Transaction transaction = table.newTransaction();
     transaction.manageSnapshots().setCurrentSnapshot(target).commit();
-    if (!properties.isEmpty()) {
+    if (!properties.isEmpty() || !removed.isEmpty()) {
       UpdateProperties update = transaction.updateProperties();
       properties.forEach(update::set);
+      removed.stream().filter(table.properties()::containsKey).forEach(update::remove);
       update.commit();
     }
     transaction.commitTransaction();

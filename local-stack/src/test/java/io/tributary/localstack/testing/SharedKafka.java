@@ -18,9 +18,12 @@ public final class SharedKafka implements ParameterResolver {
   private static LocalKafkaBroker broker;
 
   /**
-   * Broker settings for tests: the log cleaner checks often so that a test can see retention delete old segments.
+   * Broker settings for tests: no retention by default (tests send records with fixed, past timestamps, which a
+   * 7-day retention would delete under them), and a log cleaner that checks often, so that a test that sets a
+   * short retention on its topic sees it delete old segments.
    */
   private static final Map<String, String> TEST_SETTINGS = Map.of(
+      "log.retention.ms", "-1",
       "log.retention.check.interval.ms", "1000",
       "log.segment.delete.delay.ms", "0");
 

@@ -1,0 +1,67 @@
+package io.tributary.launcher;
+
+import io.tributary.bronze.BronzeStatus;
+import io.tributary.common.cli.Arguments;
+import io.tributary.common.cli.UsageException;
+import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.LakehouseSession;
+import io.tributary.common.lakehouse.StreamState;
+import io.tributary.silver.SilverStatus;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * {@code status --config FILE [--max-idle DURATION]}: where every bronze and silver stream stands, from its
+ * checkpoint and its source; exits 1 when one is behind and has not committed a batch for {@code --max-idle}.
+ */
+final class StatusCommand implements Command {
+  @Override
+  public String name() {
+    return "status";
+  }
+
+  @Override
+  public String usage() {
+    return "--config FILE [--max-idle 15m]   are the bronze and silver streams alive and caught up? (exit 1 if not)";
+  }
+
+  @Override
+  public int run(List<String> argList) {
+    Arguments args = Arguments.parse(name(), argList, Set.of("config", "max-idle"), Set.of());
+    Duration maxIdle = args.value("max-idle").map(StatusCommand::duration).orElse(Duration.ofMinutes(15));
+    TributaryConfig config = ConfigOption.load(args);
+    SparkSession spark = Sessions.start(config, name());
+    LakehouseSession.registerCatalog(spark, config.catalog());
+    List<StreamState> states = new ArrayList<>(BronzeStatus.of(config, spark.sparkContext().hadoopConfiguration()));
+    if (!config.silver().entities().isEmpty()) {
+      states.addAll(SilverStatus.of(spark, config));
+    }
+    Instant now = Instant.now();
+    states.forEach(state -> System.out.println(state.describe(now, maxIdle)));
+    long stalled = states.stream().filter(state -> state.stalled(now, maxIdle)).count();
+    System.out.println(stalled == 0 ? "All " + states.size() + " streams are alive and caught up or catching up."
+        : stalled + " of " + states.size() + " streams are stalled; see docs/RUNBOOK.md and the streams' driver logs.");
+    return stalled == 0 ? Tributary.OK : Tributary.FAILED;
+  }
+
+  /** {@code 15m}, {@code 90s}, {@code 2h}, or an ISO-8601 duration ({@code PT15M}). */
+  static Duration duration(String text) {
+    try {
+      if (text.matches("\\d+[smh]")) {
+        long amount = Long.parseLong(text.substring(0, text.length() - 1));
+        return switch (text.charAt(text.length() - 1)) {
+          case 's' -> Duration.ofSeconds(amount);
+          case 'm' -> Duration.ofMinutes(amount);
+          default -> Duration.ofHours(amount);
+        };
+      }
+      return Duration.parse(text);
+    } catch (RuntimeException e) {
+      throw new UsageException("'status': --max-idle must be a duration such as 15m, 90s or 2h; got '" + text + "'");
+    }
+  }
+}

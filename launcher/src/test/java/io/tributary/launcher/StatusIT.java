@@ -1,0 +1,83 @@
+package io.tributary.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tributary.bronze.BronzeFixture;
+import io.tributary.bronze.BronzeIngestJob;
+import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.testing.SharedSpark;
+import io.tributary.localstack.LocalKafkaBroker;
+import io.tributary.localstack.testing.SharedKafka;
+import io.tributary.silver.SilverMergeJob;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code tributary status}: caught-up streams pass; records waiting in Kafka or in bronze show as behind, and a
+ * stream behind without a recent commit fails the check (what the Airflow streams DAG alerts on).
+ */
+@ExtendWith({SharedSpark.class, SharedKafka.class})
+class StatusIT {
+
+  @Test
+  void reportsWhereEachStreamStandsAndFailsWhenOneIsStalled(SparkSession spark, LocalKafkaBroker broker,
+      @TempDir Path dir) throws Exception {
+    BronzeFixture fixture = new BronzeFixture(broker, dir);
+    fixture.createTopics(2, "events");
+    fixture.sendSimple("events", 40, 0);
+    String hocon = fixture.hocon(Map.of("events", "events"), "tributary.silver.entities.events { source ="
+        + " bronze.events, decoder = json, key = [id], sequence = [], table = silver.events, schema = \"id STRING\" }");
+    Path file = dir.resolve("lakehouse.conf");
+    Files.writeString(file, hocon);
+    TributaryConfig config = TributaryConfig.load(file);
+    new BronzeIngestJob(spark, config).run(true);
+    new SilverMergeJob(spark, config).run(true);
+
+    Run caughtUp = status(file, "1h");
+    assertThat(caughtUp.code()).as(caughtUp.out()).isEqualTo(Tributary.OK);
+    assertThat(caughtUp.out()).containsPattern("bronze-events +batch \\d+ committed .*; behind: 0 records in Kafka"
+        + "  caught up").containsPattern("silver-events +batch -?\\d+ committed .*; behind: 0 records in 0 bronze"
+        + " snapshots  caught up|silver-events +no batch committed yet; behind: 0 records in 0 bronze snapshots"
+        + "  caught up");
+
+    // 25 records arrive in Kafka; bronze has not run: it is behind, and with no commit in the last 0 s, stalled.
+    fixture.sendSimple("events", 25, 40);
+    Run behind = status(file, "1h");
+    assertThat(behind.code()).as(behind.out()).isEqualTo(Tributary.OK);
+    assertThat(behind.out()).contains("behind: 25 records in Kafka  catching up");
+    Run stalled = status(file, "0s");
+    assertThat(stalled.code()).as(stalled.out()).isEqualTo(Tributary.FAILED);
+    assertThat(stalled.out()).contains("behind: 25 records in Kafka  STALLED", "1 of 2 streams are stalled");
+
+    // Bronze loads them; now silver is the one behind.
+    new BronzeIngestJob(spark, config).run(true);
+    Run silverBehind = status(file, "0s");
+    assertThat(silverBehind.code()).isEqualTo(Tributary.FAILED);
+    assertThat(silverBehind.out()).contains("behind: 25 records in 1 bronze snapshot  STALLED");
+    new SilverMergeJob(spark, config).run(true);
+    assertThat(status(file, "0s").code()).isEqualTo(Tributary.OK);
+  }
+
+  private record Run(int code, String out) {}
+
+  private static Run status(Path config, String maxIdle) {
+    PrintStream original = System.out;
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+    try {
+      int code = new Tributary().run(List.of("status", "--config", config.toString(), "--max-idle", maxIdle));
+      return new Run(code, captured.toString(StandardCharsets.UTF_8));
+    } finally {
+      System.setOut(original);
+    }
+  }
+}

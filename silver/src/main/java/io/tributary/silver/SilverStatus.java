@@ -1,0 +1,71 @@
+package io.tributary.silver;
+
+import io.tributary.common.config.SilverEntity;
+import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.SilverCheckpoints;
+import io.tributary.common.lakehouse.StreamState;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.apache.iceberg.DataOperations;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotSummary;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.spark.Spark3Util;
+import org.apache.iceberg.util.SnapshotUtil;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * Where each silver stream stands: its last committed batch (from the checkpoint its table names) and the bronze
+ * records in snapshots it has not read yet.
+ */
+public final class SilverStatus {
+  private SilverStatus() {}
+
+  public static List<StreamState> of(SparkSession spark, TributaryConfig config) {
+    List<StreamState> states = new ArrayList<>();
+    String catalog = config.catalog().name();
+    for (SilverEntity entity : config.silver().entityList()) {
+      String name = "silver-" + entity.name();
+      Table bronze = load(spark, catalog + "." + entity.source());
+      Optional<Table> silver = spark.catalog().tableExists(catalog + "." + entity.table())
+          ? Optional.of(load(spark, catalog + "." + entity.table())) : Optional.empty();
+      String checkpoint = silver.map(table -> SilverCheckpoints.current(config, entity, table))
+          .orElseGet(() -> SilverCheckpoints.configured(config, entity));
+      CheckpointFiles files = new CheckpointFiles(checkpoint, spark.sparkContext().hadoopConfiguration());
+      OptionalLong batch = files.lastBatch("commits");
+      OptionalLong position = batch.isPresent() ? files.snapshotAfterBatch(batch.getAsLong())
+          : files.initialOffsetSnapshot();
+      Optional<Instant> at = batch.isPresent() ? files.modified("commits/" + batch.getAsLong()) : Optional.empty();
+      long records = 0;
+      int snapshots = 0;
+      if (bronze.currentSnapshot() != null) {
+        for (Snapshot snapshot : SnapshotUtil.currentAncestors(bronze)) {
+          if (position.isPresent() && snapshot.snapshotId() == position.getAsLong()) {
+            break;
+          }
+          if (DataOperations.APPEND.equals(snapshot.operation())) {
+            long added = Long.parseLong(snapshot.summary().getOrDefault(SnapshotSummary.ADDED_RECORDS_PROP, "0"));
+            if (added > 0) {
+              records += added;
+              snapshots++;
+            }
+          }
+        }
+      }
+      states.add(new StreamState(name, batch, at, records, String.format("%,d records in %d bronze snapshot%s",
+          records, snapshots, snapshots == 1 ? "" : "s")));
+    }
+    return states;
+  }
+
+  private static Table load(SparkSession spark, String table) {
+    try {
+      return Spark3Util.loadIcebergTable(spark, table);
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot load " + table + ": " + e.getMessage(), e);
+    }
+  }
+}
