@@ -71,7 +71,7 @@ public final class BronzeReingest {
     BronzeSource source = config.bronze().sources().get(sourceName);
     if (source == null) {
       throw new IllegalArgumentException("No bronze source named '" + sourceName + "' (sources: "
-          + String.join(", ", config.bronze().sources().keySet()) + ")");
+          + String.join(", ", new java.util.TreeSet<>(config.bronze().sources().keySet())) + ")");
     }
     LakehouseSession.registerCatalog(spark, config.catalog());
     table.createIfAbsent(spark, source);

@@ -34,7 +34,7 @@ final class ReingestCommand implements Command {
     TributaryConfig config = ConfigOption.load(args);
     if (!config.bronze().sources().containsKey(source)) {
       throw new UsageException("'reingest': no bronze source named '" + source + "' (sources: "
-          + String.join(", ", config.bronze().sources().keySet()) + ")");
+          + String.join(", ", new java.util.TreeSet<>(config.bronze().sources().keySet())) + ")");
     }
     new BronzeReingest(Sessions.start(config, name()), config).run(source, bounds, args.flag("accept-data-loss"),
         System.out);
