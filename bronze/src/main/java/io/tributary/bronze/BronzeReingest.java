@@ -21,9 +21,7 @@ import java.util.stream.Collectors;
 import org.apache.iceberg.spark.CommitMetadata;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -83,7 +81,7 @@ public final class BronzeReingest {
     Map<TopicPartition, long[]> ranges = new TreeMap<>(java.util.Comparator.comparing(TopicPartition::topic)
         .thenComparingInt(TopicPartition::partition));
     Map<TopicPartition, Long> earliest;
-    try (KafkaConsumer<byte[], byte[]> consumer = consumer()) {
+    try (KafkaConsumer<byte[], byte[]> consumer = SourcePartitions.consumer(config.kafka().clientProperties())) {
       List<TopicPartition> partitions = partitionsOf(source, consumer);
       Map<TopicPartition, Long> beginning = consumer.beginningOffsets(partitions, Duration.ofSeconds(60));
       Map<TopicPartition, Long> end = consumer.endOffsets(partitions, Duration.ofSeconds(60));
@@ -224,14 +222,7 @@ public final class BronzeReingest {
   }
 
   private static List<TopicPartition> partitionsOf(BronzeSource source, KafkaConsumer<byte[], byte[]> consumer) {
-    List<TopicPartition> partitions = new ArrayList<>();
-    Map<String, List<PartitionInfo>> topics = consumer.listTopics(Duration.ofSeconds(60));
-    topics.forEach((topic, infos) -> {
-      boolean wanted = source.pattern() != null ? topic.matches(source.pattern()) : source.topics().contains(topic);
-      if (wanted) {
-        infos.forEach(info -> partitions.add(new TopicPartition(topic, info.partition())));
-      }
-    });
+    List<TopicPartition> partitions = SourcePartitions.of(source, consumer.listTopics(Duration.ofSeconds(60)));
     if (partitions.isEmpty()) {
       throw new IllegalStateException("Kafka has no topic of source '" + source.name() + "' (" + source.subscription()
           + ")");
@@ -280,11 +271,5 @@ public final class BronzeReingest {
     ranges.forEach((partition, range) -> topics.computeIfAbsent(partition.topic(), t -> new TreeMap<>())
         .put(String.valueOf(partition.partition()), range[index]));
     return JSON.writeValueAsString(topics);
-  }
-
-  private KafkaConsumer<byte[], byte[]> consumer() {
-    Map<String, Object> properties = new HashMap<>(config.kafka().clientProperties());
-    properties.put("enable.auto.commit", "false");
-    return new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
   }
 }

@@ -9,19 +9,18 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import io.tributary.common.lakehouse.CheckpointLogs;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * Compares where a bronze stream will resume (its checkpoint) with the earliest offsets Kafka still has, before the
@@ -62,7 +61,8 @@ final class OffsetLossCheck {
     try {
       Path root = new Path(checkpoint);
       FileSystem fs = root.getFileSystem(hadoop);
-      Optional<Long> lastCommitted = lastBatch(fs, new Path(root, "commits"));
+      Optional<Long> lastCommitted = CheckpointLogs.lastBatch(fs, new Path(root, "commits"))
+          .map(CheckpointLogs::batchOf);
       if (lastCommitted.isEmpty()) {
         return Map.of();
       }
@@ -98,25 +98,9 @@ final class OffsetLossCheck {
   }
 
   private Map<TopicPartition, Long> earliestOffsets(java.util.Collection<TopicPartition> partitions) {
-    Map<String, Object> properties = new HashMap<>(kafkaClient);
-    properties.put("enable.auto.commit", "false");
-    try (KafkaConsumer<byte[], byte[]> consumer =
-        new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+    try (KafkaConsumer<byte[], byte[]> consumer = SourcePartitions.consumer(kafkaClient)) {
       return consumer.beginningOffsets(partitions, Duration.ofSeconds(60));
     }
   }
 
-  private static Optional<Long> lastBatch(FileSystem fs, Path folder) throws IOException {
-    if (!fs.exists(folder)) {
-      return Optional.empty();
-    }
-    long last = -1;
-    for (FileStatus file : fs.listStatus(folder)) {
-      String name = file.getPath().getName();
-      if (name.matches("\\d+")) {
-        last = Math.max(last, Long.parseLong(name));
-      }
-    }
-    return last < 0 ? Optional.empty() : Optional.of(last);
-  }
 }

@@ -3,6 +3,7 @@ package io.tributary.maintenance;
 import io.tributary.common.config.SilverEntity;
 import io.tributary.common.config.TableName;
 import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.CheckpointLogs;
 import io.tributary.common.lakehouse.SilverCheckpoints;
 import java.io.IOException;
 import java.io.InputStream;
@@ -47,6 +48,11 @@ final class StreamPositions {
       }
     }
     return checkpoints;
+  }
+
+  private static OptionalLong lastBatch(FileSystem fs, Path folder) throws IOException {
+    return CheckpointLogs.lastBatch(fs, folder).map(file -> OptionalLong.of(CheckpointLogs.batchOf(file)))
+        .orElse(OptionalLong.empty());
   }
 
   /** The snapshot a stream with this checkpoint resumes at; empty before it has one. */
@@ -123,17 +129,4 @@ final class StreamPositions {
     return id < 0 ? OptionalLong.empty() : OptionalLong.of(id);
   }
 
-  private static OptionalLong lastBatch(FileSystem fs, Path folder) throws IOException {
-    if (!fs.exists(folder)) {
-      return OptionalLong.empty();
-    }
-    long last = -1;
-    for (FileStatus file : fs.listStatus(folder)) {
-      String name = file.getPath().getName();
-      if (name.matches("\\d+")) {
-        last = Math.max(last, Long.parseLong(name));
-      }
-    }
-    return last < 0 ? OptionalLong.empty() : OptionalLong.of(last);
-  }
 }

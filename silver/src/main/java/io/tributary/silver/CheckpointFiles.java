@@ -1,5 +1,6 @@
 package io.tributary.silver;
 
+import io.tributary.common.lakehouse.CheckpointLogs;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -61,22 +62,14 @@ final class CheckpointFiles {
   /** The newest batch in {@code offsets} or {@code commits}. */
   OptionalLong lastBatch(String log) {
     Path folder = new Path(root, log);
-    if (!exists(folder)) {
-      return OptionalLong.empty();
-    }
     try {
-      long last = -1;
-      for (FileStatus file : fs.listStatus(folder)) {
-        String name = file.getPath().getName();
-        if (name.matches("\\d+")) {
-          last = Math.max(last, Long.parseLong(name));
-        }
-      }
-      return last < 0 ? OptionalLong.empty() : OptionalLong.of(last);
+      return CheckpointLogs.lastBatch(fs, folder).map(file -> OptionalLong.of(CheckpointLogs.batchOf(file)))
+          .orElse(OptionalLong.empty());
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot list " + folder, e);
     }
   }
+
 
   /** Iceberg's initial offset: the stream starts after every file {@code snapshotId} added ({@code position}). */
   void writeInitialOffset(long snapshotId, long position) {
