@@ -238,7 +238,13 @@ public final class BronzeReingest {
       if (json.isEmpty()) {
         return end;
       }
-      Map<TopicPartition, Long> given = OffsetLossCheck.parseOffsets(json.get());
+      Map<TopicPartition, Long> given;
+      try {
+        given = OffsetLossCheck.parseOffsets(json.get());
+      } catch (java.io.IOException | RuntimeException e) {
+        throw new IllegalArgumentException("--" + (from ? "from" : "to") + "-offsets must be a JSON object of"
+            + " offsets per partition such as {\"shop.orders\":{\"0\":100,\"1\":250}}; got " + json.get(), e);
+      }
       for (TopicPartition partition : given.keySet()) {
         if (!partitions.contains(partition)) {
           throw new IllegalArgumentException(partition + " is not a partition of the source's topics " + partitions);

@@ -36,8 +36,13 @@ final class ReingestCommand implements Command {
       throw new UsageException("'reingest': no bronze source named '" + source + "' (sources: "
           + String.join(", ", new java.util.TreeSet<>(config.bronze().sources().keySet())) + ")");
     }
-    new BronzeReingest(Sessions.start(config, name()), config).run(source, bounds, args.flag("accept-data-loss"),
-        System.out);
+    try {
+      new BronzeReingest(Sessions.start(config, name()), config).run(source, bounds, args.flag("accept-data-loss"),
+          System.out);
+    } catch (IllegalArgumentException e) {
+      // A range that names no partition of the source, or offsets that are not JSON: nothing was loaded.
+      throw new UsageException("'reingest': " + e.getMessage());
+    }
     return Tributary.OK;
   }
 

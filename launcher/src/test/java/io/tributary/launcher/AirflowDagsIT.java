@@ -24,6 +24,9 @@ class AirflowDagsIT {
     Path target = Path.of("target");
     Path jar = target.resolve("tributary-" + System.getProperty("project.version", "0.1.0-SNAPSHOT") + ".jar");
     assertThat(jar).exists();
+    Process check = new ProcessBuilder("/usr/bin/python3", "-c", "import croniter").redirectErrorStream(true).start();
+    assertThat(check.waitFor()).as("Debian's python3 with python3-croniter is needed for the DAG tests:"
+        + " apt-get install python3 python3-croniter (.ci/run does)").isZero();
     Path log = dir.resolve("dag-tests.log");
     ProcessBuilder python = new ProcessBuilder(List.of("/usr/bin/python3", "-m", "unittest", "discover", "-v", "-s",
         repo.resolve("airflow-dags/tests").toString()))
