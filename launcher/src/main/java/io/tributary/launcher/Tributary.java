@@ -30,7 +30,7 @@ public final class Tributary {
   Tributary() {
     for (Command command : List.of(new BronzeCommand(), new SilverCommand(), new GoldCommand(), new MaintainCommand(), new HealthCommand(),
         new StatusCommand(), new ReingestCommand(), new RebuildCommand(), new RollbackCommand(), new KafkaCommand(),
-        new ProduceCommand(),
+        new ProduceCommand(), new NotebookKernelCommand(),
         new DemoCommand())) {
       commands.put(command.name(), command);
     }
@@ -112,8 +112,8 @@ public final class Tributary {
   String usage() {
     StringBuilder text = new StringBuilder("Usage: tributary <command> [options]\n\nCommands:\n");
     commands.values().forEach(command ->
-        text.append(String.format("  %-8s %s%n", command.name(), command.usage())));
-    text.append(String.format("  %-8s %s%n", "validate", "<command> [options]   check a command's options, config and"
+        text.append(String.format("  %-15s %s%n", command.name(), command.usage())));
+    text.append(String.format("  %-15s %s%n", "validate", "<command> [options]   check a command's options, config and"
         + " gold models as a run would, without starting Spark (exit 0: valid)"));
     return text.toString();
   }

@@ -11,7 +11,10 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The README's first command, end to end in its own JVM: broker, sample events, bronze, silver, gold, tables printed. */
+/**
+ * The README's first command, end to end in its own JVM: broker, sample events, bronze, silver, gold, tables
+ * printed; then every notebook executed headless on the tables it built.
+ */
 class DemoIT {
 
   @Test
@@ -51,5 +54,17 @@ class DemoIT {
     assertThat(output).containsPattern("   remove-orphan-files: no orphan files in [0-9.]+ s");
     assertThat(output).contains("Stopping the local Kafka broker");
     assertThat(Files.exists(dir.resolve("warehouse/bronze/orders/metadata"))).isTrue();
+
+    // The notebooks, headless, on the tables the demo built; each checks what it shows.
+    List<Notebooks.Executed> notebooks = Notebooks.runAll(Path.of("../notebooks").toAbsolutePath().normalize(),
+        config, dir.resolve("notebooks"));
+    assertThat(notebooks).extracting(run -> run.file().getFileName().toString()).containsExactly("00-setup.ipynb",
+        "01-bronze.ipynb", "02-silver.ipynb", "03-gold.ipynb", "04-maintenance.ipynb");
+    assertThat(notebooks.get(0).text()).contains("bronze.orders", "silver.customer_history", "gold.daily_revenue");
+    assertThat(notebooks.get(1).text()).contains("partition", "first", "last", "append");
+    assertThat(notebooks.get(2).text()).containsPattern("orders at snapshot -?\\d+: [1-9]\\d*; now: [1-9]\\d*")
+        .contains("data", "quarantine", "records");
+    assertThat(notebooks.get(3).hasImage()).as("03-gold draws its chart").isTrue();
+    assertThat(notebooks.get(4).text()).contains("before: ", "after:  ");
   }
 }

@@ -19,7 +19,7 @@ public record TableHealth(String table, long snapshots, long dataFiles, long dat
     long deleteFiles, long deleteBytes) {
 
   /** The health of an Iceberg table; files below 75% of {@code targetFileSize} count as small. */
-  static TableHealth ofIceberg(SparkSession spark, String table, long targetFileSize) {
+  public static TableHealth ofIceberg(SparkSession spark, String table, long targetFileSize) {
     // A small file counts only when its partition has another file to combine it with.
     String partition = java.util.Arrays.asList(spark.table(table + ".files").columns()).contains("partition")
         ? "spec_id, partition" : "spec_id";

@@ -1,0 +1,58 @@
+package io.tributary.launcher;
+
+import io.tributary.common.cli.Arguments;
+import io.tributary.common.cli.UsageException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * {@code notebook-kernel [--dir KERNELS]}: installs the Jupyter kernel spec for {@code notebooks/} (the Java kernel
+ * with this build's classpath and Spark's JVM flags), by default into {@code ~/.local/share/jupyter/kernels}.
+ */
+final class NotebookKernelCommand implements Command {
+  @Override
+  public String name() {
+    return "notebook-kernel";
+  }
+
+  @Override
+  public String usage() {
+    return "[--dir KERNELS]   install the Jupyter kernel for notebooks/ (Java, with this build's classpath)";
+  }
+
+  @Override
+  public int run(List<String> argList) throws Exception {
+    Arguments args = Arguments.parse(name(), argList, Set.of("dir"), Set.of());
+    Path kernels = Path.of(args.value("dir").orElse(System.getProperty("user.home") + "/.local/share/jupyter/kernels"));
+    Path kernelJar = Path.of("launcher/target/jupyter/rapaio-jupyter-kernel.jar");
+    if (!Files.exists(kernelJar)) {
+      throw new UsageException("'notebook-kernel': " + kernelJar.toAbsolutePath() + " is missing; run it from the"
+          + " project folder after mvn -B -DskipTests package");
+    }
+    // The kernel's compiler reads jars only: the launcher's class folder is replaced by the module's jar.
+    List<Path> classpath = new ArrayList<>();
+    for (String entry : System.getProperty("java.class.path").split(":")) {
+      Path path = Path.of(entry);
+      if (Files.isDirectory(path) && path.endsWith("launcher/target/classes")) {
+        try (var jars = Files.list(path.getParent())) {
+          path = jars.filter(jar -> jar.getFileName().toString().matches("tributary-launcher-.*\\.jar")).findFirst()
+              .orElseThrow(() -> new UsageException("'notebook-kernel': build the launcher's jar first: mvn -B"
+                  + " -DskipTests package"));
+        }
+      }
+      classpath.add(path);
+    }
+    List<String> flags = new ArrayList<>(ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+        .filter(flag -> flag.startsWith("--add-opens") || flag.startsWith("-XX:+IgnoreUnrecognizedVMOptions"))
+        .toList());
+    flags.add("-Xmx2g");
+    Path dir = NotebookKernel.write(kernels, kernelJar, classpath, flags, Path.of("conf/log4j2.properties"));
+    System.out.println("Installed the kernel '" + NotebookKernel.NAME + "' in " + dir + ". Open the notebooks with:\n"
+        + "  TRIBUTARY_CONFIG=$PWD/conf/application.conf jupyter notebook notebooks/");
+    return Tributary.OK;
+  }
+}

@@ -1,0 +1,147 @@
+package io.tributary.launcher;
+
+import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.LakehouseSession;
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.awt.Font;
+import java.awt.Graphics2D;
+import java.awt.RenderingHints;
+import java.awt.image.BufferedImage;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * What the notebooks in {@code notebooks/} use: the lakehouse of a config file in a local Spark session, a plain
+ * text view of a few rows, a bar chart, and checks that fail the cell (and the notebook run) when the data is not
+ * what the notebook says it shows.
+ */
+public final class NotebookLakehouse {
+  private final TributaryConfig config;
+  private final SparkSession spark;
+
+  private NotebookLakehouse(TributaryConfig config, SparkSession spark) {
+    this.config = config;
+    this.spark = spark;
+  }
+
+  /** The lakehouse of {@code configFile} (the demo's, or any), in a local session unless a master is set. */
+  public static NotebookLakehouse open(String configFile) {
+    if (configFile == null || configFile.isBlank()) {
+      throw new IllegalArgumentException("Set TRIBUTARY_CONFIG to the lakehouse config file (conf/application.conf"
+          + " for the demo's tables)");
+    }
+    // Spark compiles generated code against the thread's context classloader: make it the one that loaded Spark
+    // here (a Java kernel runs cells with its own).
+    Thread.currentThread().setContextClassLoader(SparkSession.class.getClassLoader());
+    TributaryConfig config = TributaryConfig.load(Path.of(configFile));
+    var builder = LakehouseSession.builder(config, "notebook");
+    if (System.getProperty("spark.master") == null) {
+      builder = builder.master("local[2]").config("spark.ui.enabled", "false")
+          .config("spark.driver.bindAddress", "127.0.0.1").config("spark.driver.host", "127.0.0.1");
+    }
+    // Spark's generated code does not compile inside the Java kernel (Janino fails on generated comparators; the
+    // cause is not visible through the kernel), so queries run interpreted; notebook queries are small.
+    builder = builder.config("spark.sql.codegen.factoryMode", "NO_CODEGEN")
+        .config("spark.sql.codegen.wholeStage", "false");
+    SparkSession spark = builder.getOrCreate();
+    LakehouseSession.registerCatalog(spark, config.catalog());
+    return new NotebookLakehouse(config, spark);
+  }
+
+  public SparkSession spark() {
+    return spark;
+  }
+
+  public TributaryConfig config() {
+    return config;
+  }
+
+  /** {@code namespace.table} with the catalog in front, for SQL. */
+  public String table(String namespaceAndTable) {
+    return config.catalog().name() + "." + namespaceAndTable;
+  }
+
+  /** The tables of a namespace, e.g. {@code silver}. */
+  public List<String> tables(String namespace) {
+    return spark.sql("SHOW TABLES IN " + config.catalog().name() + "." + namespace).collectAsList().stream()
+        .map(row -> namespace + "." + row.getString(1)).sorted().toList();
+  }
+
+  /** Up to {@code limit} rows as an aligned text table (long values cut). */
+  public static String show(Dataset<Row> rows, int limit) {
+    String[] columns = rows.columns();
+    List<String[]> lines = new ArrayList<>();
+    lines.add(columns);
+    // Not limit(): an ordered limit always compiles a comparator (no interpreted fallback), a sort alone does not.
+    java.util.Iterator<Row> iterator = rows.toLocalIterator();
+    for (int taken = 0; taken < limit && iterator.hasNext(); taken++) {
+      Row row = iterator.next();
+      String[] cells = new String[columns.length];
+      for (int i = 0; i < columns.length; i++) {
+        String text = String.valueOf(row.get(i));
+        cells[i] = text.length() > 48 ? text.substring(0, 45) + "..." : text;
+      }
+      lines.add(cells);
+    }
+    int[] widths = new int[columns.length];
+    for (String[] line : lines) {
+      for (int i = 0; i < line.length; i++) {
+        widths[i] = Math.max(widths[i], line[i].length());
+      }
+    }
+    return lines.stream().map(line -> {
+      StringBuilder text = new StringBuilder();
+      for (int i = 0; i < line.length; i++) {
+        text.append(String.format("%-" + widths[i] + "s", line[i])).append(i + 1 < line.length ? "  " : "");
+      }
+      return text.toString().stripTrailing();
+    }).collect(Collectors.joining("\n"));
+  }
+
+  /** Fails the cell with {@code message} unless {@code condition} holds. */
+  public static void check(boolean condition, String message) {
+    if (!condition) {
+      throw new AssertionError("check failed: " + message);
+    }
+  }
+
+  /** A bar chart of the rows' first column (label) and second column (a number). */
+  public static BufferedImage barChart(String title, Dataset<Row> rows) {
+    List<Row> bars = rows.collectAsList();
+    int width = 760;
+    int height = 360;
+    BufferedImage image = new BufferedImage(width, height, BufferedImage.TYPE_INT_RGB);
+    Graphics2D g = image.createGraphics();
+    g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
+    g.setColor(Color.WHITE);
+    g.fillRect(0, 0, width, height);
+    g.setColor(Color.DARK_GRAY);
+    g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 14));
+    g.drawString(title, 16, 22);
+    double max = bars.stream().mapToDouble(row -> ((Number) row.get(1)).doubleValue()).max().orElse(1);
+    int left = 16;
+    int bottom = height - 40;
+    int plotHeight = bottom - 40;
+    int slot = bars.isEmpty() ? 0 : (width - 2 * left) / bars.size();
+    g.setStroke(new BasicStroke(1));
+    g.drawLine(left, bottom, width - left, bottom);
+    g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 10));
+    for (int i = 0; i < bars.size(); i++) {
+      double value = ((Number) bars.get(i).get(1)).doubleValue();
+      int barHeight = max <= 0 ? 0 : (int) Math.round(plotHeight * value / max);
+      int x = left + i * slot + slot / 8;
+      g.setColor(new Color(70, 120, 180));
+      g.fillRect(x, bottom - barHeight, Math.max(1, slot * 3 / 4), barHeight);
+      g.setColor(Color.DARK_GRAY);
+      g.drawString(String.valueOf(bars.get(i).get(0)), x, bottom + 14);
+    }
+    g.dispose();
+    return image;
+  }
+}
