@@ -36,26 +36,34 @@ public final class NotebookLakehouse {
       throw new IllegalArgumentException("Set TRIBUTARY_CONFIG to the lakehouse config file (conf/application.conf"
           + " for the demo's tables)");
     }
-    // Spark compiles generated code against the thread's context classloader: make it the one that loaded Spark
-    // here (a Java kernel runs cells with its own).
-    Thread.currentThread().setContextClassLoader(SparkSession.class.getClassLoader());
+    useSparksClassLoader();
     TributaryConfig config = TributaryConfig.load(Path.of(configFile));
     var builder = LakehouseSession.builder(config, "notebook");
     if (System.getProperty("spark.master") == null) {
       builder = builder.master("local[2]").config("spark.ui.enabled", "false")
           .config("spark.driver.bindAddress", "127.0.0.1").config("spark.driver.host", "127.0.0.1");
     }
-    // Spark's generated code does not compile inside the Java kernel (Janino fails on generated comparators; the
-    // cause is not visible through the kernel), so queries run interpreted; notebook queries are small.
-    builder = builder.config("spark.sql.codegen.factoryMode", "NO_CODEGEN")
-        .config("spark.sql.codegen.wholeStage", "false");
     SparkSession spark = builder.getOrCreate();
     LakehouseSession.registerCatalog(spark, config.catalog());
     return new NotebookLakehouse(config, spark);
   }
 
   public SparkSession spark() {
+    useSparksClassLoader();
     return spark;
+  }
+
+  /**
+   * A query, run on this thread with Spark's classloader as its context classloader: Spark compiles generated code
+   * against the context classloader, and the Java kernel runs each cell on a thread whose own cannot see Spark.
+   */
+  public Dataset<Row> sql(String query) {
+    useSparksClassLoader();
+    return spark.sql(query);
+  }
+
+  private static void useSparksClassLoader() {
+    Thread.currentThread().setContextClassLoader(SparkSession.class.getClassLoader());
   }
 
   public TributaryConfig config() {
@@ -75,13 +83,21 @@ public final class NotebookLakehouse {
 
   /** Up to {@code limit} rows as an aligned text table (long values cut). */
   public static String show(Dataset<Row> rows, int limit) {
+    useSparksClassLoader();
     String[] columns = rows.columns();
     List<String[]> lines = new ArrayList<>();
     lines.add(columns);
-    // Not limit(): an ordered limit always compiles a comparator (no interpreted fallback), a sort alone does not.
-    java.util.Iterator<Row> iterator = rows.toLocalIterator();
-    for (int taken = 0; taken < limit && iterator.hasNext(); taken++) {
-      Row row = iterator.next();
+    List<Row> collected;
+    try {
+      collected = rows.limit(limit).collectAsList();
+    } catch (RuntimeException e) {
+      StringBuilder chain = new StringBuilder();
+      for (Throwable c = e; c != null; c = c.getCause()) {
+        chain.append("\n caused by ").append(c.getClass().getName()).append(": ").append(String.valueOf(c.getMessage()).lines().limit(3).collect(Collectors.joining(" | ")));
+      }
+      throw new IllegalStateException(chain.toString(), e);
+    }
+    for (Row row : collected) {
       String[] cells = new String[columns.length];
       for (int i = 0; i < columns.length; i++) {
         String text = String.valueOf(row.get(i));
@@ -113,6 +129,7 @@ public final class NotebookLakehouse {
 
   /** A bar chart of the rows' first column (label) and second column (a number). */
   public static BufferedImage barChart(String title, Dataset<Row> rows) {
+    useSparksClassLoader();
     List<Row> bars = rows.collectAsList();
     int width = 760;
     int height = 360;
