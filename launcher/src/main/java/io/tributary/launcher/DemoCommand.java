@@ -9,14 +9,17 @@ import io.tributary.common.lakehouse.Tables;
 import io.tributary.gold.GoldJob;
 import io.tributary.gold.Interval;
 import io.tributary.gold.ModelRun;
+import io.tributary.localstack.GeneratedRecord;
 import io.tributary.localstack.GeneratorOptions;
-import io.tributary.maintenance.MaintenanceJob;
 import io.tributary.localstack.LocalKafkaBroker;
+import io.tributary.localstack.ShopEventGenerator;
+import io.tributary.maintenance.MaintenanceJob;
 import io.tributary.silver.SilverMergeJob;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -28,7 +31,8 @@ import org.apache.spark.sql.SparkSession;
 
 /**
  * {@code demo [--config FILE] [--kafka-home DIR]}: the whole path on this machine. Starts the local broker (unless
- * one runs), produces sample shop events, runs bronze and silver until caught up, builds the gold models for the
+ * one runs), produces sample shop events in two parts, runs bronze and silver until caught up after each, builds
+ * the gold models for the
  * sample's days, shows the tables and the quarantine, maintains every table (health before and after), and stops
  * the broker it started.
  */
@@ -61,14 +65,29 @@ final class DemoCommand implements Command {
       TributaryConfig config = ConfigOption.load(configFile,
           Map.of("tributary.kafka.bootstrap-servers", broker.bootstrapServers()));
 
-      step("Producing sample shop events (orders, Debezium customer changes)");
+      // In two parts, so that silver's second run merges later changes into the state its first run loaded (and
+      // the tables have a history to travel in).
       GeneratorOptions sample = GeneratorOptions.demo(Instant.now());
-      System.out.print(ProduceCommand.produce(config, sample, 2, 0));
+      long cutoff = sample.start().plus(sample.span().multipliedBy(2).dividedBy(3)).toEpochMilli();
+      List<GeneratedRecord> records = new ArrayList<>();
+      ShopEventGenerator.records(sample).forEachRemaining(records::add);
+      step("Producing sample shop events (orders, Debezium customer changes): the first two days");
+      System.out.print(ProduceCommand.produce(config, records.stream()
+          .filter(record -> record.timestampMs() < cutoff).iterator(), 2, 0));
 
       step("Bronze: landing every topic, exactly once, until caught up");
       SparkSession spark = Sessions.start(config, name());
       spark.sparkContext().setLogLevel("WARN");
       new BronzeIngestJob(spark, config).run(true);
+      step("Silver: merging each entity's changes from bronze, out-of-order safe");
+      new SilverMergeJob(spark, config).run(true);
+
+      step("Producing the third day: later changes to the same orders and customers");
+      System.out.print(ProduceCommand.produce(config, records.stream()
+          .filter(record -> record.timestampMs() >= cutoff).iterator(), 2, 0));
+      step("Bronze and silver again: each continues from its checkpoint");
+      new BronzeIngestJob(spark, config).run(true);
+      new SilverMergeJob(spark, config).run(true);
 
       Tables tables = new Tables(config.catalog());
       for (BronzeSource source : config.bronze().sourceList()) {
@@ -79,8 +98,6 @@ final class DemoCommand implements Command {
             + " substr(CAST(value AS STRING), 1, 70) AS value FROM " + table + " ORDER BY kafka_timestamp DESC LIMIT 5")
             .show(false);
       }
-      step("Silver: merging each entity's changes from bronze, out-of-order safe");
-      new SilverMergeJob(spark, config).run(true);
       for (SilverEntity entity : config.silver().entityList()) {
         String table = config.catalog().name() + "." + entity.table();
         if (entity.history() == SilverEntity.History.SCD2) {

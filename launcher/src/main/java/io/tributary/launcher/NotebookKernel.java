@@ -30,9 +30,10 @@ public final class NotebookKernel {
    * @param kernelJar the rapaio-jupyter-kernel jar
    * @param classpath jars (the kernel's compiler does not read class folders)
    * @param jvmFlags e.g. Spark's {@code --add-opens} flags
+   * @param projectDir the folder relative paths (config file, warehouse) are relative to
    */
-  public static Path write(Path kernels, Path kernelJar, List<Path> classpath, List<String> jvmFlags, Path log4j)
-      throws IOException {
+  public static Path write(Path kernels, Path kernelJar, List<Path> classpath, List<String> jvmFlags, Path log4j,
+      Path projectDir) throws IOException {
     Path dir = kernels.resolve(NAME);
     Files.createDirectories(dir);
     Path classpathJar = dir.resolve("classpath.jar");
@@ -62,6 +63,10 @@ public final class NotebookKernel {
     env.put("RJK_INIT_SCRIPT", "");
     env.put("RJK_TIMEOUT_MILLIS", "-1");
     env.put("RJK_MIMA_CACHE", dir.resolve("mima_cache").toAbsolutePath().toString());
+    // What relative paths in the config resolve against: the kernel itself runs in the notebook's folder.
+    env.put("TRIBUTARY_HOME", projectDir.toAbsolutePath().normalize().toString());
+    // The notebooks' session is local: its driver binds to the loopback address (and Spark says nothing about it).
+    env.put("SPARK_LOCAL_IP", "127.0.0.1");
     Map<String, Object> kernel = new LinkedHashMap<>();
     kernel.put("argv", argv);
     kernel.put("display_name", "Java (Tributary)");

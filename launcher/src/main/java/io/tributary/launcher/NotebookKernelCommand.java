@@ -50,9 +50,10 @@ final class NotebookKernelCommand implements Command {
         .filter(flag -> flag.startsWith("--add-opens") || flag.startsWith("-XX:+IgnoreUnrecognizedVMOptions"))
         .toList());
     flags.add("-Xmx2g");
-    Path dir = NotebookKernel.write(kernels, kernelJar, classpath, flags, Path.of("conf/log4j2.properties"));
+    Path dir = NotebookKernel.write(kernels, kernelJar, classpath, flags, Path.of("conf/log4j2.properties"), Path.of(""));
     System.out.println("Installed the kernel '" + NotebookKernel.NAME + "' in " + dir + ". Open the notebooks with:\n"
-        + "  TRIBUTARY_CONFIG=$PWD/conf/application.conf jupyter notebook notebooks/");
+        + "  jupyter notebook notebooks/\n"
+        + "They read conf/application.conf (the demo's tables); set TRIBUTARY_CONFIG to another file for yours.");
     return Tributary.OK;
   }
 }

@@ -1,5 +1,6 @@
 package io.tributary.launcher;
 
+import com.typesafe.config.ConfigFactory;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.LakehouseSession;
 import java.awt.BasicStroke;
@@ -11,6 +12,9 @@ import java.awt.image.BufferedImage;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import java.util.stream.Collectors;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -22,22 +26,37 @@ import org.apache.spark.sql.SparkSession;
  * what the notebook says it shows.
  */
 public final class NotebookLakehouse {
+  /**
+   * The Java kernel sets java.util.logging's root level to FINEST. Janino, Spark's code compiler, then formats a
+   * trace message for every step, and formatting one of them throws (StringIndexOutOfBoundsException in
+   * IClass.toString), which fails the compilation: an ORDER BY ... LIMIT has no interpreted fallback. Held in a
+   * field because java.util.logging keeps loggers weakly (a collected logger forgets its level).
+   */
+  private static final Logger JANINO_TRACE = Logger.getLogger("org.codehaus");
+
+  private final Path configFile;
+  private final Path home;
   private final TributaryConfig config;
   private final SparkSession spark;
 
-  private NotebookLakehouse(TributaryConfig config, SparkSession spark) {
+  private NotebookLakehouse(Path configFile, Path home, TributaryConfig config, SparkSession spark) {
+    this.configFile = configFile;
+    this.home = home;
     this.config = config;
     this.spark = spark;
   }
 
-  /** The lakehouse of {@code configFile} (the demo's, or any), in a local session unless a master is set. */
+  /**
+   * The lakehouse of {@code configFile} (null: {@code conf/application.conf}, the demo's), in a local session unless
+   * a master is set. Relative paths, the file's and those in it, are relative to the project folder:
+   * {@code TRIBUTARY_HOME}, which the kernel spec sets (a kernel runs in its notebook's folder), else the working
+   * directory.
+   */
   public static NotebookLakehouse open(String configFile) {
-    if (configFile == null || configFile.isBlank()) {
-      throw new IllegalArgumentException("Set TRIBUTARY_CONFIG to the lakehouse config file (conf/application.conf"
-          + " for the demo's tables)");
-    }
-    useSparksClassLoader();
-    TributaryConfig config = TributaryConfig.load(Path.of(configFile));
+    JANINO_TRACE.setLevel(Level.INFO);
+    Path home = Path.of(Optional.ofNullable(System.getenv("TRIBUTARY_HOME")).orElse("")).toAbsolutePath();
+    Path file = home.resolve(configFile == null || configFile.isBlank() ? "conf/application.conf" : configFile);
+    TributaryConfig config = TributaryConfig.load(file, ConfigFactory.empty(), home);
     var builder = LakehouseSession.builder(config, "notebook");
     if (System.getProperty("spark.master") == null) {
       builder = builder.master("local[2]").config("spark.ui.enabled", "false")
@@ -45,29 +64,27 @@ public final class NotebookLakehouse {
     }
     SparkSession spark = builder.getOrCreate();
     LakehouseSession.registerCatalog(spark, config.catalog());
-    return new NotebookLakehouse(config, spark);
+    return new NotebookLakehouse(file, home, config, spark);
   }
 
   public SparkSession spark() {
-    useSparksClassLoader();
     return spark;
   }
 
-  /**
-   * A query, run on this thread with Spark's classloader as its context classloader: Spark compiles generated code
-   * against the context classloader, and the Java kernel runs each cell on a thread whose own cannot see Spark.
-   */
   public Dataset<Row> sql(String query) {
-    useSparksClassLoader();
     return spark.sql(query);
-  }
-
-  private static void useSparksClassLoader() {
-    Thread.currentThread().setContextClassLoader(SparkSession.class.getClassLoader());
   }
 
   public TributaryConfig config() {
     return config;
+  }
+
+  /**
+   * The same config file with some settings changed (HOCON, e.g. a maintenance policy), validated as a job would:
+   * an unknown key or a bad value fails naming it.
+   */
+  public TributaryConfig configWith(String settings) {
+    return TributaryConfig.load(configFile, ConfigFactory.parseString(settings), home);
   }
 
   /** {@code namespace.table} with the catalog in front, for SQL. */
@@ -83,21 +100,10 @@ public final class NotebookLakehouse {
 
   /** Up to {@code limit} rows as an aligned text table (long values cut). */
   public static String show(Dataset<Row> rows, int limit) {
-    useSparksClassLoader();
     String[] columns = rows.columns();
     List<String[]> lines = new ArrayList<>();
     lines.add(columns);
-    List<Row> collected;
-    try {
-      collected = rows.limit(limit).collectAsList();
-    } catch (RuntimeException e) {
-      StringBuilder chain = new StringBuilder();
-      for (Throwable c = e; c != null; c = c.getCause()) {
-        chain.append("\n caused by ").append(c.getClass().getName()).append(": ").append(String.valueOf(c.getMessage()).lines().limit(3).collect(Collectors.joining(" | ")));
-      }
-      throw new IllegalStateException(chain.toString(), e);
-    }
-    for (Row row : collected) {
+    for (Row row : rows.limit(limit).collectAsList()) {
       String[] cells = new String[columns.length];
       for (int i = 0; i < columns.length; i++) {
         String text = String.valueOf(row.get(i));
@@ -129,7 +135,6 @@ public final class NotebookLakehouse {
 
   /** A bar chart of the rows' first column (label) and second column (a number). */
   public static BufferedImage barChart(String title, Dataset<Row> rows) {
-    useSparksClassLoader();
     List<Row> bars = rows.collectAsList();
     int width = 760;
     int height = 360;

@@ -3,12 +3,14 @@ package io.tributary.launcher;
 import io.tributary.common.cli.Arguments;
 import io.tributary.common.cli.UsageException;
 import io.tributary.common.config.TributaryConfig;
+import io.tributary.localstack.GeneratedRecord;
 import io.tributary.localstack.GeneratorOptions;
 import io.tributary.localstack.ShopEventGenerator;
 import io.tributary.localstack.ShopProducer;
 import io.tributary.localstack.Topics;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -52,9 +54,14 @@ final class ProduceCommand implements Command {
   }
 
   static ShopProducer.Summary produce(TributaryConfig config, GeneratorOptions options, int partitions, double rate) {
+    return produce(config, ShopEventGenerator.records(options), partitions, rate);
+  }
+
+  static ShopProducer.Summary produce(TributaryConfig config, Iterator<GeneratedRecord> records, int partitions,
+      double rate) {
     Topics.create(config.kafka().clientProperties(),
         List.of(GeneratorOptions.ORDERS_TOPIC, GeneratorOptions.CUSTOMERS_TOPIC), partitions, Map.of());
-    return ShopProducer.send(config.kafka().clientProperties(), ShopEventGenerator.records(options), rate);
+    return ShopProducer.send(config.kafka().clientProperties(), records, rate);
   }
 
   private static long longOption(Arguments args, String name, long fallback) {

@@ -52,12 +52,14 @@ final class Notebooks {
     for (Path notebook : notebooks) {
       Path out = work.resolve("executed");
       Path log = work.resolve(notebook.getFileName() + ".log");
-      // The kernel sometimes never answers its first request (seen about once in five starts here, with no error
-      // on either side); such a start is retried, anything else fails at once.
+      // rapaio-jupyter-kernel 3.0.1 sometimes never answers at all: its channel threads (LoopThread) set their
+      // "running" flag only after Thread.start(), so a thread scheduled at once sees it unset and ends; when that is
+      // the shell's, no request is ever read (seen in about one start in five here, one thread missing from a
+      // jstack of the hung kernel). Such a start is retried; any other failure fails at once.
       for (int attempt = 1; ; attempt++) {
         ProcessBuilder run = new ProcessBuilder("/usr/bin/jupyter", "nbconvert", "--to", "notebook", "--execute",
             notebook.toString(), "--output-dir", out.toString(), "--ExecutePreprocessor.timeout=900",
-            "--ExecutePreprocessor.startup_timeout=60")
+            "--ExecutePreprocessor.startup_timeout=30")
             .redirectErrorStream(true).redirectOutput(log.toFile())
             .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         // Debian's Jupyter, whatever Python the build runs under.
@@ -70,8 +72,7 @@ final class Notebooks {
         Process process = run.start();
         assertThat(process.waitFor(20, TimeUnit.MINUTES)).as(notebook + " finishes").isTrue();
         String output = Files.readString(log);
-        if (process.exitValue() != 0 && attempt < 3 && (output.contains("Kernel didn't respond")
-            || output.contains("Kernel died before replying"))) {
+        if (process.exitValue() != 0 && attempt < 8 && output.contains("Kernel didn't respond")) {
           continue;
         }
         assertThat(process.exitValue()).as(notebook + ":\n" + output).isZero();
@@ -102,6 +103,6 @@ final class Notebooks {
     List<String> flags = new ArrayList<>(Arrays.asList(System.getProperty("test.jvm.flags", "").trim().split("\\s+")));
     flags.add("-Xmx2g");
     NotebookKernel.write(kernels, target.resolve("jupyter/rapaio-jupyter-kernel.jar"), classpath, flags,
-        Path.of("../conf/log4j2.properties"));
+        Path.of("../conf/log4j2.properties"), Path.of(".."));
   }
 }

@@ -202,7 +202,8 @@ public final class MaintenanceJob {
         yield RewriteDataFiles.of(spark, iceberg).targetFileSize(policy.targetFileSize())
             .minInputFiles(policy.minInputFiles()).sortBy(sortBy).filter(quiet.get()).execute().describe();
       }
-      case REWRITE_POSITION_DELETES -> RewritePositionDeletes.of(spark, load(table)).execute().describe();
+      case REWRITE_POSITION_DELETES -> RewritePositionDeletes.of(spark, load(table), policy.minInputFiles()).execute()
+          .describe();
       case REWRITE_MANIFESTS -> RewriteManifests.of(spark, load(table)).execute().describe();
       case EXPIRE_SNAPSHOTS -> {
         Table iceberg = load(table);

@@ -19,20 +19,25 @@ final class RewritePositionDeletes {
 
   private final SparkSession spark;
   private final Table table;
+  private final long minInputFiles;
 
-  private RewritePositionDeletes(SparkSession spark, Table table) {
+  private RewritePositionDeletes(SparkSession spark, Table table, long minInputFiles) {
     this.spark = spark;
     this.table = table;
+    this.minInputFiles = minInputFiles;
   }
 
-  static RewritePositionDeletes of(SparkSession spark, Table table) {
-    return new RewritePositionDeletes(spark, table);
+  /** @param minInputFiles a partition's delete files are combined when it has at least this many */
+  static RewritePositionDeletes of(SparkSession spark, Table table, long minInputFiles) {
+    return new RewritePositionDeletes(spark, table, minInputFiles);
   }
 
   Result execute() {
+    // Not rewrite-all: a partition with one delete file (a bucketed silver table after one MERGE has one per
+    // bucket) would be rewritten into one again, a commit each for nothing.
     var result = SparkActions.get(spark).rewritePositionDeletes(table)
         .option("partial-progress.enabled", "true")
-        .option("rewrite-all", "true")
+        .option("min-input-files", String.valueOf(minInputFiles))
         .execute();
     return new Result(result.rewrittenDeleteFilesCount(), result.addedDeleteFilesCount());
   }

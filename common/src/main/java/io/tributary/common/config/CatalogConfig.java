@@ -29,9 +29,9 @@ public record CatalogConfig(
     CatalogType type = reader.oneOf("type", CatalogType.class);
     String warehouse = null;
     if (type == CatalogType.HADOOP || reader.has("warehouse")) {
-      warehouse = Locations.resolve(reader.string("warehouse"));
+      warehouse = reader.location("warehouse");
     }
-    String deltaWarehouse = reader.optionalString("delta-warehouse").map(Locations::resolve)
+    String deltaWarehouse = reader.optionalLocation("delta-warehouse")
         .orElse(warehouse == null ? null : warehouse + "/_delta");
     return new CatalogConfig(name, type, warehouse, deltaWarehouse, Map.copyOf(reader.stringMap("properties")));
   }

@@ -7,6 +7,7 @@ import com.typesafe.config.ConfigValueType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -20,29 +21,32 @@ final class ConfigReader {
   private final Config config;
   private final String prefix;
   private final List<String> problems;
+  private final Path baseDir;
 
-  ConfigReader(Config config, String prefix, List<String> problems) {
+  /** @param baseDir what relative local paths in the config are relative to */
+  ConfigReader(Config config, String prefix, List<String> problems, Path baseDir) {
     this.config = config;
     this.prefix = prefix;
     this.problems = problems;
+    this.baseDir = baseDir;
   }
 
   ConfigReader child(String key) {
     if (!config.hasPath(key)) {
       problem(key, "is missing");
-      return new ConfigReader(com.typesafe.config.ConfigFactory.empty(), path(key), problems);
+      return new ConfigReader(com.typesafe.config.ConfigFactory.empty(), path(key), problems, baseDir);
     }
     try {
-      return new ConfigReader(config.getConfig(key), path(key), problems);
+      return new ConfigReader(config.getConfig(key), path(key), problems, baseDir);
     } catch (ConfigException.WrongType e) {
       problem(key, "must be an object, got " + describe(config.getValue(key)));
-      return new ConfigReader(com.typesafe.config.ConfigFactory.empty(), path(key), problems);
+      return new ConfigReader(com.typesafe.config.ConfigFactory.empty(), path(key), problems, baseDir);
     }
   }
 
   /** The same path, with missing keys taken from {@code fallback} (e.g. a source's defaults). */
   ConfigReader withFallback(Config fallback) {
-    return new ConfigReader(config.withFallback(fallback), prefix, problems);
+    return new ConfigReader(config.withFallback(fallback), prefix, problems, baseDir);
   }
 
   boolean has(String key) {
@@ -69,6 +73,15 @@ final class ConfigReader {
 
   Optional<String> optionalString(String key) {
     return config.hasPath(key) ? Optional.ofNullable(string(key)) : Optional.empty();
+  }
+
+  /** A location: a local path (made absolute against the base folder) or a URI (s3a://, hdfs://, file:) as is. */
+  String location(String key) {
+    return Locations.resolve(string(key), baseDir);
+  }
+
+  Optional<String> optionalLocation(String key) {
+    return optionalString(key).map(location -> Locations.resolve(location, baseDir));
   }
 
   <E extends Enum<E>> E oneOf(String key, Class<E> type) {

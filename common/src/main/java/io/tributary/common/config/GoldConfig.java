@@ -21,7 +21,7 @@ public record GoldConfig(String models, String namespace) {
     if (namespace != null && !IDENTIFIER.matcher(namespace).matches()) {
       reader.problem("namespace", "must be a simple identifier, got '" + namespace + "'");
     }
-    return new GoldConfig(Locations.resolve(reader.string("models")), namespace);
+    return new GoldConfig(reader.location("models"), namespace);
   }
 
   /** The gold table of a model, e.g. {@code gold.daily_revenue}. */

@@ -53,6 +53,14 @@ public record TributaryConfig(
 
   /** Loads a config file with some keys forced over everything (the demo forces the local broker's address). */
   public static TributaryConfig load(Path file, Config forced) {
+    return load(file, forced, Path.of(""));
+  }
+
+  /**
+   * Loads a config file whose relative local paths (warehouse, checkpoints, gold models) are relative to
+   * {@code baseDir} rather than the working directory (a notebook's kernel runs in the notebook's folder).
+   */
+  public static TributaryConfig load(Path file, Config forced, Path baseDir) {
     if (!Files.isRegularFile(file)) {
       throw new InvalidConfigException(List.of("--config: file " + file.toAbsolutePath() + " does not exist"));
     }
@@ -62,11 +70,15 @@ public record TributaryConfig(
     } catch (ConfigException.Parse e) {
       throw new InvalidConfigException(List.of(file + ": cannot be parsed: " + e.getMessage()));
     }
-    return from(forced.withFallback(parsed));
+    return from(forced.withFallback(parsed), baseDir);
   }
 
   /** Validates an already parsed config (layered over environment overrides and reference.conf). */
   public static TributaryConfig from(Config userConfig) {
+    return from(userConfig, Path.of(""));
+  }
+
+  private static TributaryConfig from(Config userConfig, Path baseDir) {
     Config layered;
     try {
       layered = ConfigFactory.systemEnvironmentOverrides()
@@ -80,13 +92,13 @@ public record TributaryConfig(
     List<String> problems = new ArrayList<>();
     TributaryConfig config;
     try {
-      ConfigReader root = new ConfigReader(layered, "", problems).child(ROOT);
+      ConfigReader root = new ConfigReader(layered, "", problems, baseDir).child(ROOT);
       root.rejectUnknownKeys(KEYS);
       // Read in file order, so that problems are listed the way the file reads.
       String appName = root.string("app-name");
       CatalogConfig catalog = CatalogConfig.read(root.child("catalog"));
       KafkaConfig kafka = KafkaConfig.read(root.child("kafka"));
-      String checkpoints = Locations.resolve(root.string("checkpoint-location"));
+      String checkpoints = root.location("checkpoint-location");
       Map<String, String> spark = Map.copyOf(sparkSettings(root));
       BronzeConfig bronze = BronzeConfig.read(root.child("bronze"), layered.getConfig(ROOT + ".bronze"));
       SilverConfig silver = SilverConfig.read(root.child("silver"), layered.getConfig(ROOT + ".silver"));
