@@ -68,9 +68,11 @@ class DemoIT {
         "01-bronze.ipynb", "02-silver.ipynb", "03-gold.ipynb", "04-maintenance.ipynb");
     assertThat(notebooks.get(0).text()).contains("bronze.orders", "silver.customer_history", "gold.daily_revenue");
     assertThat(notebooks.get(1).text()).contains("partition", "first", "last", "append");
-    assertThat(notebooks.get(2).text()).containsPattern("orders at snapshot -?\\d+: [1-9]\\d*; now: [1-9]\\d*")
-        .contains("data", "quarantine", "records");
+    assertThat(notebooks.get(2).text())
+        .containsPattern("orders at snapshot -?\\d+: [1-9]\\d*; now: [1-9]\\d*; [1-9]\\d* changed status since")
+        .contains("status_then", "status_now", "_valid_from", "value is not valid JSON");
     assertThat(notebooks.get(3).hasImage()).as("03-gold draws its chart").isTrue();
-    assertThat(notebooks.get(4).text()).contains("before: ", "after:  ");
+    assertThat(notebooks.get(4).text()).contains("lake.silver.orders (silver, iceberg): ", "before: ", "after:  ")
+        .containsPattern("rewrite-data-files: \\d+ files -> \\d+ files");
   }
 }

@@ -50,6 +50,9 @@ final class Notebooks {
     }
     List<Executed> executed = new ArrayList<>();
     for (Path notebook : notebooks) {
+      for (JsonNode cell : JSON.readTree(notebook.toFile()).path("cells")) {
+        assertThat(cell.path("outputs").size()).as(notebook + " is kept without outputs").isZero();
+      }
       Path out = work.resolve("executed");
       Path log = work.resolve(notebook.getFileName() + ".log");
       // rapaio-jupyter-kernel 3.0.1 sometimes never answers at all: its channel threads (LoopThread) set their
