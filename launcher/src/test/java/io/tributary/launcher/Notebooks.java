@@ -42,6 +42,8 @@ final class Notebooks {
 
   /** Executes every notebook of {@code folder} against the lakehouse of {@code config}; fails on the first error. */
   static List<Executed> runAll(Path folder, Path config, Path work) throws Exception {
+    assertThat(Path.of("/usr/bin/jupyter-nbconvert")).as("Debian's Jupyter runs the notebooks: apt-get install"
+        + " jupyter-nbconvert python3-ipykernel python3-nbclient jupyter-client (.ci/run does)").isExecutable();
     Path jupyter = work.resolve("jupyter");
     writeKernel(jupyter.resolve("kernels"));
     List<Path> notebooks;
@@ -58,11 +60,12 @@ final class Notebooks {
       // rapaio-jupyter-kernel 3.0.1 sometimes never answers at all: its channel threads (LoopThread) set their
       // "running" flag only after Thread.start(), so a thread scheduled at once sees it unset and ends; when that is
       // the shell's, no request is ever read (seen in about one start in five here, one thread missing from a
-      // jstack of the hung kernel). Such a start is retried; any other failure fails at once.
+      // jstack of the hung kernel; a healthy start answers within seconds). Such a start is retried; any other
+      // failure fails at once.
       for (int attempt = 1; ; attempt++) {
         ProcessBuilder run = new ProcessBuilder("/usr/bin/jupyter", "nbconvert", "--to", "notebook", "--execute",
             notebook.toString(), "--output-dir", out.toString(), "--ExecutePreprocessor.timeout=900",
-            "--ExecutePreprocessor.startup_timeout=30")
+            "--ExecutePreprocessor.startup_timeout=20")
             .redirectErrorStream(true).redirectOutput(log.toFile())
             .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         // Debian's Jupyter, whatever Python the build runs under.

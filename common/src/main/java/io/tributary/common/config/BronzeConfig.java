@@ -30,7 +30,7 @@ public record BronzeConfig(TableFormat format, Map<String, BronzeSource> sources
       for (String name : bronze.getConfig("sources").root().keySet().stream().sorted().toList()) {
         String key = com.typesafe.config.ConfigUtil.joinPath("sources", name);
         ConfigReader sourceReader = reader.child(key);
-        ConfigReader withDefaults = sourceReader.withFallback(defaults);
+        ConfigReader withDefaults = sourceReader.withFallback(defaults, reader.path("defaults"));
         BronzeSource source = BronzeSource.read(name, withDefaults);
         if (source.table() != null) {
           String other = sourceByTable.putIfAbsent(source.table(), name);

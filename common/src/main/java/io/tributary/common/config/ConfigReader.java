@@ -18,35 +18,53 @@ import java.util.Set;
  * every mistake in one run. Keys in problems are full paths ({@code tributary.bronze.sources.orders.trigger}).
  */
 final class ConfigReader {
+  /** Settings a path inherits (e.g. a source's from {@code defaults}), and where the user wrote them. */
+  private record Inherited(Config config, String path) {}
+
   private final Config config;
   private final String prefix;
   private final List<String> problems;
   private final Path baseDir;
+  /** What is set at this path itself; the rest of {@link #config} comes from {@link #inherited}, in order. */
+  private final Config own;
+  private final List<Inherited> inherited;
 
   /** @param baseDir what relative local paths in the config are relative to */
   ConfigReader(Config config, String prefix, List<String> problems, Path baseDir) {
+    this(config, prefix, problems, baseDir, config, List.of());
+  }
+
+  private ConfigReader(Config config, String prefix, List<String> problems, Path baseDir, Config own,
+      List<Inherited> inherited) {
     this.config = config;
     this.prefix = prefix;
     this.problems = problems;
     this.baseDir = baseDir;
+    this.own = own;
+    this.inherited = inherited;
   }
 
   ConfigReader child(String key) {
     if (!config.hasPath(key)) {
-      problem(key, "is missing");
+      valueProblem(key, "is missing");
       return new ConfigReader(com.typesafe.config.ConfigFactory.empty(), path(key), problems, baseDir);
     }
     try {
       return new ConfigReader(config.getConfig(key), path(key), problems, baseDir);
     } catch (ConfigException.WrongType e) {
-      problem(key, "must be an object, got " + describe(config.getValue(key)));
+      valueProblem(key, "must be an object, got " + describe(config.getValue(key)));
       return new ConfigReader(com.typesafe.config.ConfigFactory.empty(), path(key), problems, baseDir);
     }
   }
 
-  /** The same path, with missing keys taken from {@code fallback} (e.g. a source's defaults). */
-  ConfigReader withFallback(Config fallback) {
-    return new ConfigReader(config.withFallback(fallback), prefix, problems, baseDir);
+  /**
+   * The same path, with missing keys taken from {@code fallback}, which the user wrote at {@code fallbackPath} (e.g.
+   * a source's defaults): a problem with an inherited value is reported there, once.
+   */
+  ConfigReader withFallback(Config fallback, String fallbackPath) {
+    List<Inherited> chain = new ArrayList<>(inherited);
+    chain.add(new Inherited(fallback, fallbackPath));
+    return new ConfigReader(config.withFallback(fallback), prefix, problems, baseDir, own, List.copyOf(chain));
   }
 
   boolean has(String key) {
@@ -55,17 +73,17 @@ final class ConfigReader {
 
   String string(String key) {
     if (!config.hasPath(key)) {
-      problem(key, "is missing");
+      valueProblem(key, "is missing");
       return null;
     }
     ConfigValue value = config.getValue(key);
     if (value.valueType() == ConfigValueType.OBJECT || value.valueType() == ConfigValueType.LIST) {
-      problem(key, "must be a string, got " + describe(value));
+      valueProblem(key, "must be a string, got " + describe(value));
       return null;
     }
     String text = config.getString(key).trim();
     if (text.isEmpty()) {
-      problem(key, "must not be empty");
+      valueProblem(key, "must not be empty");
       return null;
     }
     return text;
@@ -98,40 +116,40 @@ final class ConfigReader {
     for (E candidate : type.getEnumConstants()) {
       names.add(ConfigNames.of(candidate));
     }
-    problem(key, "must be one of " + String.join(", ", names) + "; got '" + text + "'");
+    valueProblem(key, "must be one of " + String.join(", ", names) + "; got '" + text + "'");
     return null;
   }
 
   long positiveLong(String key) {
     if (!config.hasPath(key)) {
-      problem(key, "is missing");
+      valueProblem(key, "is missing");
       return 0;
     }
     try {
       long value = config.getLong(key);
       if (value <= 0) {
-        problem(key, "must be a positive number, got " + value);
+        valueProblem(key, "must be a positive number, got " + value);
       }
       return value;
     } catch (ConfigException.WrongType e) {
-      problem(key, "must be a positive number, got " + describe(config.getValue(key)));
+      valueProblem(key, "must be a positive number, got " + describe(config.getValue(key)));
       return 0;
     }
   }
 
   Duration positiveDuration(String key) {
     if (!config.hasPath(key)) {
-      problem(key, "is missing");
+      valueProblem(key, "is missing");
       return Duration.ZERO;
     }
     try {
       Duration value = config.getDuration(key);
       if (value.isNegative() || value.isZero()) {
-        problem(key, "must be a positive duration such as '10 seconds', got " + config.getValue(key).render());
+        valueProblem(key, "must be a positive duration such as '10 seconds', got " + config.getValue(key).render());
       }
       return value;
     } catch (ConfigException.BadValue | ConfigException.WrongType e) {
-      problem(key, "must be a duration such as '10 seconds' or '1m', got " + describe(config.getValue(key)));
+      valueProblem(key, "must be a duration such as '10 seconds' or '1m', got " + describe(config.getValue(key)));
       return Duration.ZERO;
     }
   }
@@ -139,17 +157,17 @@ final class ConfigReader {
   /** A size such as {@code 128MiB} or {@code 134217728}, in bytes. */
   long positiveBytes(String key) {
     if (!config.hasPath(key)) {
-      problem(key, "is missing");
+      valueProblem(key, "is missing");
       return 0;
     }
     try {
       long value = config.getBytes(key);
       if (value <= 0) {
-        problem(key, "must be a positive size such as '128MiB', got " + config.getValue(key).render());
+        valueProblem(key, "must be a positive size such as '128MiB', got " + config.getValue(key).render());
       }
       return value;
     } catch (ConfigException.BadValue | ConfigException.WrongType e) {
-      problem(key, "must be a size such as '128MiB' or '512KiB', got " + describe(config.getValue(key)));
+      valueProblem(key, "must be a size such as '128MiB' or '512KiB', got " + describe(config.getValue(key)));
       return 0;
     }
   }
@@ -157,34 +175,34 @@ final class ConfigReader {
   /** A duration that may be zero ({@code 0 minutes}: no waiting). */
   Duration nonNegativeDuration(String key) {
     if (!config.hasPath(key)) {
-      problem(key, "is missing");
+      valueProblem(key, "is missing");
       return Duration.ZERO;
     }
     try {
       Duration value = config.getDuration(key);
       if (value.isNegative()) {
-        problem(key, "must not be negative, got " + config.getValue(key).render());
+        valueProblem(key, "must not be negative, got " + config.getValue(key).render());
       }
       return value;
     } catch (ConfigException.BadValue | ConfigException.WrongType e) {
-      problem(key, "must be a duration such as '10 minutes' or '0s', got " + describe(config.getValue(key)));
+      valueProblem(key, "must be a duration such as '10 minutes' or '0s', got " + describe(config.getValue(key)));
       return Duration.ZERO;
     }
   }
 
   List<String> stringList(String key) {
     if (!config.hasPath(key)) {
-      problem(key, "is missing");
+      valueProblem(key, "is missing");
       return List.of();
     }
     try {
       List<String> values = config.getStringList(key);
       if (values.isEmpty()) {
-        problem(key, "must not be empty");
+        valueProblem(key, "must not be empty");
       }
       return values;
     } catch (ConfigException.WrongType e) {
-      problem(key, "must be a list of strings, got " + describe(config.getValue(key)));
+      valueProblem(key, "must be a list of strings, got " + describe(config.getValue(key)));
       return List.of();
     }
   }
@@ -197,7 +215,7 @@ final class ConfigReader {
     try {
       return config.getStringList(key);
     } catch (ConfigException.WrongType e) {
-      problem(key, "must be a list of strings, got " + describe(config.getValue(key)));
+      valueProblem(key, "must be a list of strings, got " + describe(config.getValue(key)));
       return List.of();
     }
   }
@@ -212,7 +230,7 @@ final class ConfigReader {
     for (Map.Entry<String, ConfigValue> entry : map.config.entrySet()) {
       ConfigValue value = entry.getValue();
       if (value.valueType() == ConfigValueType.LIST) {
-        map.problem(entry.getKey(), "must be a string, got a list");
+        map.valueProblem(entry.getKey(), "must be a string, got a list");
         continue;
       }
       // entrySet() keys are path expressions ("a.b" quoted); a flat setting name joins the path elements.
@@ -226,13 +244,40 @@ final class ConfigReader {
   void rejectUnknownKeys(Set<String> known) {
     for (String key : config.root().keySet()) {
       if (!known.contains(key)) {
-        problem(quoted(key), "is not a known setting (known: " + String.join(", ", known.stream().sorted().toList()) + ")");
+        valueProblem(quoted(key), "is not a known setting (known: " + String.join(", ", known.stream().sorted().toList()) + ")");
       }
     }
   }
 
+  /** A problem of this path's settings together (e.g. a combination), reported at {@code key} below this path. */
   void problem(String key, String what) {
-    problems.add(path(key) + ": " + what);
+    add(path(key) + ": " + what);
+  }
+
+  /**
+   * A problem with the value of {@code key} alone, reported where the user wrote it: here, or the block this path
+   * inherits it from (a value under defaults is reported once, at defaults, not once per source that inherits it).
+   */
+  void valueProblem(String key, String what) {
+    add(whereSet(key) + ": " + what);
+  }
+
+  private void add(String problem) {
+    if (!problems.contains(problem)) {
+      problems.add(problem);
+    }
+  }
+
+  /** The full path where the user wrote {@code key}: here, or where this path inherits it from. */
+  private String whereSet(String key) {
+    if (!key.isEmpty() && !own.hasPathOrNull(key)) {
+      for (Inherited source : inherited) {
+        if (source.config().hasPathOrNull(key)) {
+          return source.path() + "." + key;
+        }
+      }
+    }
+    return path(key);
   }
 
   String path(String key) {

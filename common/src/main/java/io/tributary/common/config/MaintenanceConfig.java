@@ -30,14 +30,14 @@ public record MaintenanceConfig(Map<Layer, MaintenancePolicy> layers, Map<TableN
       Function<TableName, Optional<Layer>> layerOf) {
     reader.rejectUnknownKeys(KEYS);
     Config defaults = maintenance.hasPath("defaults") ? maintenance.getConfig("defaults") : ConfigFactory.empty();
-    Map<Layer, Config> layerSettings = new LinkedHashMap<>();
+    // A table's policy: its own settings, then its layer's, then the defaults; a problem with an inherited value is
+    // reported where it was written.
+    Map<Layer, Config> layerOwn = new LinkedHashMap<>();
     Map<Layer, MaintenancePolicy> layers = new LinkedHashMap<>();
     for (Layer layer : Layer.values()) {
       String key = ConfigNames.of(layer);
-      Config settings = (maintenance.hasPath(key) ? maintenance.getConfig(key) : ConfigFactory.empty())
-          .withFallback(defaults);
-      layerSettings.put(layer, settings);
-      layers.put(layer, MaintenancePolicy.read(reader.child(key).withFallback(defaults)));
+      layerOwn.put(layer, maintenance.hasPath(key) ? maintenance.getConfig(key) : ConfigFactory.empty());
+      layers.put(layer, MaintenancePolicy.read(reader.child(key).withFallback(defaults, reader.path("defaults"))));
     }
     Map<TableName, MaintenancePolicy> tables = new LinkedHashMap<>();
     if (maintenance.hasPath("tables")) {
@@ -54,7 +54,9 @@ public record MaintenanceConfig(Map<Layer, MaintenancePolicy> layers, Map<TableN
           table.problem("", "is not a bronze, silver or gold table of this config");
           continue;
         }
-        tables.put(tableName, MaintenancePolicy.read(table.withFallback(layerSettings.get(layer.get()))));
+        tables.put(tableName, MaintenancePolicy.read(table
+            .withFallback(layerOwn.get(layer.get()), reader.path(ConfigNames.of(layer.get())))
+            .withFallback(defaults, reader.path("defaults"))));
       }
     }
     return new MaintenanceConfig(Map.copyOf(layers), Map.copyOf(tables));

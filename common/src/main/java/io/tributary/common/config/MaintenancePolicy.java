@@ -45,7 +45,7 @@ public record MaintenancePolicy(long targetFileSize, long minInputFiles, Strateg
     }
     Duration orphanAge = reader.positiveDuration("orphan-age");
     if (orphanAge.compareTo(MIN_ORPHAN_AGE) < 0 && !orphanAge.isZero()) {
-      reader.problem("orphan-age", "must be at least 1 day (a file of a commit still in progress has no snapshot"
+      reader.valueProblem("orphan-age", "must be at least 1 day (a file of a commit still in progress has no snapshot"
           + " yet and would be deleted), got " + orphanAge.toHours() + " hours");
     }
     return new MaintenancePolicy(reader.positiveBytes("target-file-size"), reader.positiveLong("min-input-files"),

@@ -24,7 +24,8 @@ public record SilverConfig(TableName quarantine, Map<String, SilverEntity> entit
     Map<String, SilverEntity> entities = new LinkedHashMap<>();
     if (silver.hasPath("entities")) {
       for (String name : silver.getConfig("entities").root().keySet().stream().sorted().toList()) {
-        ConfigReader entity = reader.child(ConfigUtil.joinPath("entities", name)).withFallback(defaults);
+        ConfigReader entity = reader.child(ConfigUtil.joinPath("entities", name))
+            .withFallback(defaults, reader.path("defaults"));
         entities.put(name, SilverEntity.read(name, entity));
       }
     }

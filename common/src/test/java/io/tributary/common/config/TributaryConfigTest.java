@@ -131,9 +131,9 @@ class TributaryConfigTest {
 
   @Test
   void rejectsABatchBoundThatIsNotANumber() {
+    // Set under defaults and inherited by two sources (orders sets its own): reported once, where it was written.
     assertRejected(with("tributary.bronze.defaults.max-offsets-per-trigger = lots"),
-        "tributary.bronze.sources.customers.max-offsets-per-trigger: must be a positive number, got 'lots'",
-        "tributary.bronze.sources.events.max-offsets-per-trigger: must be a positive number, got 'lots'");
+        "tributary.bronze.defaults.max-offsets-per-trigger: must be a positive number, got 'lots'");
   }
 
   @Test
@@ -243,6 +243,22 @@ class TributaryConfigTest {
   }
 
   @Test
+  void reportsABadInheritedValueWhereItWasWrittenAndAContradictionAtTheEntity() {
+    String entities = "tributary.silver.entities {\n"
+        + "  people { source = bronze.people, table = silver.people, key = [id], schema = \"id BIGINT\","
+        + " history = scd2 }\n"
+        + "  pets { source = bronze.pets, table = silver.pets, key = [id], schema = \"id BIGINT\" }\n"
+        + "}\n";
+    // A bad value under defaults: once, at defaults, not once per entity that inherits it.
+    assertRejected(with(entities + "tributary.silver.defaults.trigger = soon"),
+        "tributary.silver.defaults.trigger: must be a duration such as '10 seconds' or '1m', got 'soon'");
+    // A valid default that contradicts one entity's own setting: at that entity.
+    assertRejected(with(entities + "tributary.silver.defaults.delete-mode = hard"),
+        "tributary.silver.entities.people.delete-mode: hard cannot be combined with history = scd2, which keeps"
+            + " every version");
+  }
+
+  @Test
   void namesTheSilverSettingsThatContradictEachOther() {
     String people = "tributary.silver.entities.people { source = bronze.people, table = silver.people,"
         + " key = [id], schema = \"id BIGINT\", ";
@@ -301,13 +317,10 @@ class TributaryConfigTest {
           tables { "bronze.nope" { retain-last = 2 }, orders { retain-last = 2 } }
         }
         """),
-        "tributary.maintenance.bronze.orphan-age: must be at least 1 day (a file of a commit still in progress has"
-            + " no snapshot yet and would be deleted), got 2 hours",
-        "tributary.maintenance.silver.orphan-age: must be at least 1 day (a file of a commit still in progress has"
+        // Written once under defaults, inherited by every layer: reported once, where it was written.
+        "tributary.maintenance.defaults.orphan-age: must be at least 1 day (a file of a commit still in progress has"
             + " no snapshot yet and would be deleted), got 2 hours",
         "tributary.maintenance.gold.sort-by: must name the columns to sort by when strategy = sort",
-        "tributary.maintenance.gold.orphan-age: must be at least 1 day (a file of a commit still in progress has"
-            + " no snapshot yet and would be deleted), got 2 hours",
         "tributary.maintenance.gold.target-file-size: must be a size such as '128MiB' or '512KiB', got 'big'",
         "tributary.maintenance.tables.\"bronze.nope\": is not a bronze, silver or gold table of this config",
         "tributary.maintenance.tables.orders: must be keyed by \"namespace.table\" (quoted), got 'orders'");
