@@ -2,7 +2,6 @@ package io.tributary.launcher;
 
 import io.tributary.common.cli.Arguments;
 import io.tributary.common.cli.UsageException;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -46,9 +45,9 @@ final class NotebookKernelCommand implements Command {
       }
       classpath.add(path);
     }
-    List<String> flags = new ArrayList<>(ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-        .filter(flag -> flag.startsWith("--add-opens") || flag.startsWith("-XX:+IgnoreUnrecognizedVMOptions"))
-        .toList());
+    // The flags bin/tributary runs with (Spark's --add-opens and friends).
+    List<String> flags = new ArrayList<>(List.of(Files.readString(Path.of("launcher/target/jvm-flags.txt")).trim()
+        .split("\\s+")));
     flags.add("-Xmx2g");
     Path dir = NotebookKernel.write(kernels, kernelJar, classpath, flags, Path.of("conf/log4j2.properties"), Path.of(""));
     System.out.println("Installed the kernel '" + NotebookKernel.NAME + "' in " + dir + ". Open the notebooks with:\n"

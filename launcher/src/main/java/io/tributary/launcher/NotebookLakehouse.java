@@ -60,6 +60,8 @@ public final class NotebookLakehouse {
     var builder = LakehouseSession.builder(config, "notebook");
     if (System.getProperty("spark.master") == null) {
       builder = builder.master("local[2]").config("spark.ui.enabled", "false")
+          // Not Spark's default ./spark-warehouse: the kernel runs in the notebook's folder.
+          .config("spark.sql.warehouse.dir", home.resolve("var/spark-warehouse").toString())
           .config("spark.driver.bindAddress", "127.0.0.1").config("spark.driver.host", "127.0.0.1");
     }
     SparkSession spark = builder.getOrCreate();

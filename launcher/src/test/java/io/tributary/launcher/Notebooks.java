@@ -76,7 +76,12 @@ final class Notebooks {
         run.environment().put("JUPYTER_RUNTIME_DIR", work.resolve("runtime").toString());
         run.environment().put("TRIBUTARY_CONFIG", config.toString());
         Process process = run.start();
-        assertThat(process.waitFor(20, TimeUnit.MINUTES)).as(notebook + " finishes").isTrue();
+        if (!process.waitFor(20, TimeUnit.MINUTES)) {
+          // Not left behind holding 2 GB: nbconvert and the kernel JVM it started.
+          process.descendants().forEach(ProcessHandle::destroyForcibly);
+          process.destroyForcibly();
+          throw new AssertionError(notebook + " did not finish in 20 minutes:\n" + Files.readString(log));
+        }
         String output = Files.readString(log);
         if (process.exitValue() != 0 && attempt < 8 && output.contains("Kernel didn't respond")) {
           continue;

@@ -51,14 +51,14 @@ public record BronzeSource(
         try {
           java.util.regex.Pattern.compile(pattern);
         } catch (java.util.regex.PatternSyntaxException e) {
-          reader.problem("pattern", "is not a valid regular expression: " + e.getDescription());
+          reader.valueProblem("pattern", "is not a valid regular expression: " + e.getDescription());
         }
       }
     }
     String startingOffsets = reader.string("starting-offsets");
     if (startingOffsets != null && !startingOffsets.equals("earliest") && !startingOffsets.equals("latest")
         && !startingOffsets.startsWith("{")) {
-      reader.problem("starting-offsets", "must be 'earliest', 'latest' or a JSON object of offsets per partition, got '"
+      reader.valueProblem("starting-offsets", "must be 'earliest', 'latest' or a JSON object of offsets per partition, got '"
           + startingOffsets + "'");
     }
     return new BronzeSource(

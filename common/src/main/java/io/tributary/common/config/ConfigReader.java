@@ -4,10 +4,10 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -50,11 +50,23 @@ final class ConfigReader {
       return new ConfigReader(com.typesafe.config.ConfigFactory.empty(), path(key), problems, baseDir);
     }
     try {
-      return new ConfigReader(config.getConfig(key), path(key), problems, baseDir);
+      // What the child inherits comes from the same blocks as this path's (defaults.table-properties, ...).
+      List<Inherited> childInherited = new ArrayList<>();
+      for (Inherited source : inherited) {
+        objectAt(source.config(), key).ifPresent(below -> childInherited.add(new Inherited(below,
+            source.path() + "." + key)));
+      }
+      return new ConfigReader(config.getConfig(key), path(key), problems, baseDir,
+          objectAt(own, key).orElse(com.typesafe.config.ConfigFactory.empty()), List.copyOf(childInherited));
     } catch (ConfigException.WrongType e) {
       valueProblem(key, "must be an object, got " + describe(config.getValue(key)));
       return new ConfigReader(com.typesafe.config.ConfigFactory.empty(), path(key), problems, baseDir);
     }
+  }
+
+  private static Optional<Config> objectAt(Config config, String key) {
+    return config.hasPath(key) && config.getValue(key).valueType() == ConfigValueType.OBJECT
+        ? Optional.of(config.getConfig(key)) : Optional.empty();
   }
 
   /**

@@ -103,7 +103,7 @@ public record SilverEntity(
       }
       for (String column : columns) {
         if (column.startsWith("_")) {
-          reader.problem("schema", "column '" + column + "' starts with '_', which Tributary keeps for its own columns");
+          reader.valueProblem("schema", "column '" + column + "' starts with '_', which Tributary keeps for its own columns");
         }
       }
     }
@@ -139,7 +139,7 @@ public record SilverEntity(
           + " a key's history");
     }
     if (deleteOps != null && deleteOps.isEmpty()) {
-      reader.problem("delete-ops", "must not be empty; leave it out for the default [\"d\", \"delete\"]");
+      reader.valueProblem("delete-ops", "must not be empty; leave it out for the default [\"d\", \"delete\"]");
     }
     if (deleteMode == DeleteMode.HARD && history == History.SCD2) {
       reader.problem("delete-mode", "hard cannot be combined with history = scd2, which keeps every version");
@@ -160,7 +160,7 @@ public record SilverEntity(
       return StructType.fromDDL(ddl);
     } catch (RuntimeException e) {
       // Spark's parser message is long; its first line says what is wrong.
-      reader.problem("schema", "is not valid Spark DDL such as \"id BIGINT, name STRING\": "
+      reader.valueProblem("schema", "is not valid Spark DDL such as \"id BIGINT, name STRING\": "
           + e.getMessage().lines().findFirst().orElse(""));
       return null;
     }

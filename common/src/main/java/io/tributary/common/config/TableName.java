@@ -13,7 +13,7 @@ public record TableName(String namespace, String table) {
     }
     TableName name = parseText(text);
     if (name == null) {
-      reader.problem(key, "must be '<namespace>.<table>' with simple identifiers, got '" + text + "'");
+      reader.valueProblem(key, "must be '<namespace>.<table>' with simple identifiers, got '" + text + "'");
     }
     return name;
   }

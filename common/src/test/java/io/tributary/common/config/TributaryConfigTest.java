@@ -243,6 +243,35 @@ class TributaryConfigTest {
   }
 
   @Test
+  void reportsBadBronzeDefaultsOnceWhereTheyWereWritten() {
+    assertRejected(with("tributary.bronze.defaults.starting-offsets = beginning"),
+        "tributary.bronze.defaults.starting-offsets: must be 'earliest', 'latest' or a JSON object of offsets"
+            + " per partition, got 'beginning'");
+    // Below a block too: events merges its own table-properties with these.
+    assertRejected(with("tributary.bronze.defaults.table-properties { \"write.format.default\" = [parquet] }"),
+        "tributary.bronze.defaults.table-properties.\"write.format.default\": must be a string, got a list");
+  }
+
+  @Test
+  void resolvesRelativeLocationsAgainstTheBaseFolderGiven(@TempDir Path dir) throws Exception {
+    Path file = Files.createDirectories(dir.resolve("conf")).resolve("app.conf");
+    Files.writeString(file, VALID + """
+        tributary.catalog.warehouse = "var/warehouse"
+        tributary.checkpoint-location = "var/checkpoints"
+        tributary.gold.models = "s3a://bucket/models"
+        """);
+    Path project = dir.resolve("project");
+    TributaryConfig config = TributaryConfig.load(file, ConfigFactory.empty(), project);
+    assertThat(config.catalog().warehouse()).isEqualTo(project.resolve("var/warehouse").toString());
+    assertThat(config.catalog().deltaWarehouse()).isEqualTo(project.resolve("var/warehouse/_delta").toString());
+    assertThat(config.checkpointLocation()).isEqualTo(project.resolve("var/checkpoints").toString());
+    assertThat(config.gold().models()).isEqualTo("s3a://bucket/models");
+    // Without one, the working directory, as for every command.
+    assertThat(TributaryConfig.load(file).catalog().warehouse())
+        .isEqualTo(Path.of("var/warehouse").toAbsolutePath().toString());
+  }
+
+  @Test
   void reportsABadInheritedValueWhereItWasWrittenAndAContradictionAtTheEntity() {
     String entities = "tributary.silver.entities {\n"
         + "  people { source = bronze.people, table = silver.people, key = [id], schema = \"id BIGINT\","
