@@ -35,6 +35,13 @@ import org.apache.spark.sql.SparkSession;
  * (what lies beyond is the stream's to load), so the two never write the same record.
  */
 public final class BronzeReingest {
+  /** The arguments name no range of the source (unknown source, offsets that are not JSON, foreign partitions). */
+  public static final class InvalidRange extends IllegalArgumentException {
+    InvalidRange(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /** The requested range: offsets per partition ({@code to} exclusive), or a time window. */
@@ -68,8 +75,8 @@ public final class BronzeReingest {
   public Result run(String sourceName, Bounds bounds, boolean acceptLoss, PrintStream out) throws Exception {
     BronzeSource source = config.bronze().sources().get(sourceName);
     if (source == null) {
-      throw new IllegalArgumentException("No bronze source named '" + sourceName + "' (sources: "
-          + String.join(", ", new java.util.TreeSet<>(config.bronze().sources().keySet())) + ")");
+      throw new InvalidRange("No bronze source named '" + sourceName + "' (sources: "
+          + String.join(", ", new java.util.TreeSet<>(config.bronze().sources().keySet())) + ")", null);
     }
     LakehouseSession.registerCatalog(spark, config.catalog());
     table.createIfAbsent(spark, source);
@@ -242,12 +249,12 @@ public final class BronzeReingest {
       try {
         given = OffsetLossCheck.parseOffsets(json.get());
       } catch (java.io.IOException | RuntimeException e) {
-        throw new IllegalArgumentException("--" + (from ? "from" : "to") + "-offsets must be a JSON object of"
+        throw new InvalidRange("--" + (from ? "from" : "to") + "-offsets must be a JSON object of"
             + " offsets per partition such as {\"shop.orders\":{\"0\":100,\"1\":250}}; got " + json.get(), e);
       }
       for (TopicPartition partition : given.keySet()) {
         if (!partitions.contains(partition)) {
-          throw new IllegalArgumentException(partition + " is not a partition of the source's topics " + partitions);
+          throw new InvalidRange(partition + " is not a partition of the source's topics " + partitions, null);
         }
       }
       return given;

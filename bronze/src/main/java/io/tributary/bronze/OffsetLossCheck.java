@@ -2,6 +2,7 @@ package io.tributary.bronze;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tributary.common.lakehouse.CheckpointLogs;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -13,10 +14,8 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import io.tributary.common.lakehouse.CheckpointLogs;
+import java.util.OptionalLong;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -61,12 +60,11 @@ final class OffsetLossCheck {
     try {
       Path root = new Path(checkpoint);
       FileSystem fs = root.getFileSystem(hadoop);
-      Optional<Long> lastCommitted = CheckpointLogs.lastBatch(fs, new Path(root, "commits"))
-          .map(CheckpointLogs::batchOf);
+      OptionalLong lastCommitted = CheckpointLogs.lastBatchNumber(fs, new Path(root, "commits"));
       if (lastCommitted.isEmpty()) {
         return Map.of();
       }
-      Path offsets = new Path(new Path(root, "offsets"), String.valueOf(lastCommitted.get()));
+      Path offsets = new Path(new Path(root, "offsets"), String.valueOf(lastCommitted.getAsLong()));
       if (!fs.exists(offsets)) {
         return Map.of();
       }

@@ -10,20 +10,18 @@ import java.awt.Graphics2D;
 import java.awt.RenderingHints;
 import java.awt.image.BufferedImage;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.logging.Level;
 import java.util.logging.Logger;
-import java.util.stream.Collectors;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * What the notebooks in {@code notebooks/} use: the lakehouse of a config file in a local Spark session, a plain
- * text view of a few rows, a bar chart, and checks that fail the cell (and the notebook run) when the data is not
- * what the notebook says it shows.
+ * What the notebooks in {@code notebooks/} use: the lakehouse of a config file in a local Spark session, a bar
+ * chart, and checks that fail the cell (and the notebook run) when the data is not what the notebook says it shows.
+ * Rows are shown with Spark's own {@code Dataset.show}.
  */
 public final class NotebookLakehouse {
   /**
@@ -98,34 +96,6 @@ public final class NotebookLakehouse {
   public List<String> tables(String namespace) {
     return spark.sql("SHOW TABLES IN " + config.catalog().name() + "." + namespace).collectAsList().stream()
         .map(row -> namespace + "." + row.getString(1)).sorted().toList();
-  }
-
-  /** Up to {@code limit} rows as an aligned text table (long values cut). */
-  public static String show(Dataset<Row> rows, int limit) {
-    String[] columns = rows.columns();
-    List<String[]> lines = new ArrayList<>();
-    lines.add(columns);
-    for (Row row : rows.limit(limit).collectAsList()) {
-      String[] cells = new String[columns.length];
-      for (int i = 0; i < columns.length; i++) {
-        String text = String.valueOf(row.get(i));
-        cells[i] = text.length() > 48 ? text.substring(0, 45) + "..." : text;
-      }
-      lines.add(cells);
-    }
-    int[] widths = new int[columns.length];
-    for (String[] line : lines) {
-      for (int i = 0; i < line.length; i++) {
-        widths[i] = Math.max(widths[i], line[i].length());
-      }
-    }
-    return lines.stream().map(line -> {
-      StringBuilder text = new StringBuilder();
-      for (int i = 0; i < line.length; i++) {
-        text.append(String.format("%-" + widths[i] + "s", line[i])).append(i + 1 < line.length ? "  " : "");
-      }
-      return text.toString().stripTrailing();
-    }).collect(Collectors.joining("\n"));
   }
 
   /** Fails the cell with {@code message} unless {@code condition} holds. */

@@ -39,8 +39,8 @@ final class ReingestCommand implements Command {
     try {
       new BronzeReingest(Sessions.start(config, name()), config).run(source, bounds, args.flag("accept-data-loss"),
           System.out);
-    } catch (IllegalArgumentException e) {
-      // A range that names no partition of the source, or offsets that are not JSON: nothing was loaded.
+    } catch (BronzeReingest.InvalidRange e) {
+      // Thrown before anything is read or written.
       throw new UsageException("'reingest': " + e.getMessage());
     }
     return Tributary.OK;

@@ -17,7 +17,6 @@ import java.util.OptionalLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.iceberg.Table;
@@ -50,17 +49,12 @@ final class StreamPositions {
     return checkpoints;
   }
 
-  private static OptionalLong lastBatch(FileSystem fs, Path folder) throws IOException {
-    return CheckpointLogs.lastBatch(fs, folder).map(file -> OptionalLong.of(CheckpointLogs.batchOf(file)))
-        .orElse(OptionalLong.empty());
-  }
-
   /** The snapshot a stream with this checkpoint resumes at; empty before it has one. */
   static OptionalLong position(String checkpoint, Configuration hadoop) {
     try {
       Path root = new Path(checkpoint);
       FileSystem fs = root.getFileSystem(hadoop);
-      OptionalLong committed = lastBatch(fs, new Path(root, "commits"));
+      OptionalLong committed = CheckpointLogs.lastBatchNumber(fs, new Path(root, "commits"));
       Path offset = committed.isPresent() ? new Path(root, "offsets/" + committed.getAsLong())
           : new Path(root, "sources/0/offsets/0");
       if (!fs.exists(offset)) {
@@ -90,7 +84,7 @@ final class StreamPositions {
       Path root = new Path(checkpoint);
       FileSystem fs = root.getFileSystem(hadoop);
       Path initial = new Path(root, "sources/0/offsets/0");
-      OptionalLong committed = lastBatch(fs, new Path(root, "commits"));
+      OptionalLong committed = CheckpointLogs.lastBatchNumber(fs, new Path(root, "commits"));
       if (committed.isEmpty() || !fs.exists(initial)) {
         return OptionalLong.empty();
       }

@@ -11,7 +11,6 @@ import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
@@ -63,13 +62,11 @@ final class CheckpointFiles {
   OptionalLong lastBatch(String log) {
     Path folder = new Path(root, log);
     try {
-      return CheckpointLogs.lastBatch(fs, folder).map(file -> OptionalLong.of(CheckpointLogs.batchOf(file)))
-          .orElse(OptionalLong.empty());
+      return CheckpointLogs.lastBatchNumber(fs, folder);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot list " + folder, e);
     }
   }
-
 
   /** Iceberg's initial offset: the stream starts after every file {@code snapshotId} added ({@code position}). */
   void writeInitialOffset(long snapshotId, long position) {

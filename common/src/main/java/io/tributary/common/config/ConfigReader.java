@@ -111,7 +111,7 @@ final class ConfigReader {
   }
 
   Optional<String> optionalLocation(String key) {
-    return optionalString(key).map(location -> Locations.resolve(location, baseDir));
+    return config.hasPath(key) ? Optional.ofNullable(location(key)) : Optional.empty();
   }
 
   <E extends Enum<E>> E oneOf(String key, Class<E> type) {

@@ -2,6 +2,7 @@ package io.tributary.common.lakehouse;
 
 import java.io.IOException;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -25,6 +26,11 @@ public final class CheckpointLogs {
       }
     }
     return Optional.ofNullable(last);
+  }
+
+  /** The number of the newest batch in {@code folder}; empty when there is none. */
+  public static OptionalLong lastBatchNumber(FileSystem fs, Path folder) throws IOException {
+    return lastBatch(fs, folder).map(file -> OptionalLong.of(batchOf(file))).orElse(OptionalLong.empty());
   }
 
   /** The batch number a log file is named by. */
