@@ -103,7 +103,8 @@ public final class BronzeIngestJob {
 
   private StreamingQuery startStream(BronzeSource source, boolean once) {
     checkOffsets(source);
-    BronzeStream stream = new BronzeStream(source, config.kafka(), table, checkpoint(source), !skipsLoss(source));
+    BronzeStream stream = new BronzeStream(source, config.kafka(), table, checkpoint(source), !skipsLoss(source),
+        (session, lost) -> onGapLost(source, lost));
     LOG.info("{}: {} -> {} ({})", stream.queryName(), source.subscription(), table.sqlName(source),
         once ? "until caught up" : "every " + source.trigger().toMillis() + " ms");
     try {
@@ -130,17 +131,42 @@ public final class BronzeIngestJob {
     if (source == null) {
       throw new IllegalArgumentException("No bronze source named '" + sourceName + "'");
     }
-    return new BronzeStream(source, config.kafka(), table, checkpoint(source), !skipsLoss(source)).records(spark);
+    return new BronzeStream(source, config.kafka(), table, checkpoint(source), !skipsLoss(source),
+        (session, lost) -> onGapLost(source, lost)).records(spark);
   }
 
   String checkpoint(BronzeSource source) {
     return config.checkpointFor("bronze", config.bronze().format(), source.table());
   }
 
+  /**
+   * Where the stream's next record is: the table's end where the table records one (it is what the batches load
+   * from), else the checkpoint's.
+   */
+  private KafkaOffsets resumeOffsets(BronzeSource source) {
+    return new BronzeCheckpoint(checkpoint(source), spark.sessionState().newHadoopConf()).resumeOffsets()
+        .overriddenBy(BronzeCommits.of(spark, table, source).loaded());
+  }
+
+  /** Records of a gap that Kafka has deleted: the same failure or accepted loss as at the start of a stream. */
+  private void onGapLost(BronzeSource source, LostOffsets lost) throws Exception {
+    if (!skipsLoss(source)) {
+      throw new BronzeDataLossException(lost.failureMessage(true), null);
+    }
+    LOG.warn("{}\nSkipping them; recorded in {}.", lost.describe(),
+        LostOffsetsLog.tableFor(config.catalog().name(), source.table()));
+    LostOffsetsLog.record(spark, config.catalog().name(), source.table(), lost, acceptedBy(source));
+  }
+
+  private String acceptedBy(BronzeSource source) {
+    return acceptDataLoss ? "bronze --accept-data-loss"
+        : "tributary.bronze.sources." + source.name() + ".on-data-loss = skip";
+  }
+
   private void checkOffsets(BronzeSource source) {
     LostOffsets lost;
     try {
-      lost = lossCheck().check(source.name(), source.table().toString(), checkpoint(source));
+      lost = lossCheck().check(source.name(), source.table().toString(), resumeOffsets(source));
     } catch (RuntimeException e) {
       if (skipsLoss(source)) {
         // The user accepts gaps; an unanswered check must not keep the stream from starting.
@@ -158,8 +184,7 @@ public final class BronzeIngestJob {
     if (!skipsLoss(source)) {
       throw new BronzeDataLossException(lost.failureMessage(false), null);
     }
-    String acceptedBy = acceptDataLoss ? "bronze --accept-data-loss"
-        : "tributary.bronze.sources." + source.name() + ".on-data-loss = skip";
+    String acceptedBy = acceptedBy(source);
     LOG.warn("{}\nSkipping them, because of {}; recorded in {}.", lost.describe(), acceptedBy,
         LostOffsetsLog.tableFor(config.catalog().name(), source.table()));
     try {
@@ -174,7 +199,7 @@ public final class BronzeIngestJob {
   private RuntimeException explain(BronzeSource source, StreamingQueryException failure) {
     if (!skipsLoss(source)) {
       try {
-        LostOffsets lost = lossCheck().check(source.name(), source.table().toString(), checkpoint(source));
+        LostOffsets lost = lossCheck().check(source.name(), source.table().toString(), resumeOffsets(source));
         if (!lost.isEmpty()) {
           return new BronzeDataLossException(lost.failureMessage(true), failure);
         }
@@ -186,6 +211,6 @@ public final class BronzeIngestJob {
   }
 
   OffsetLossCheck lossCheck() {
-    return new OffsetLossCheck(config.kafka().clientProperties(), spark.sessionState().newHadoopConf());
+    return new OffsetLossCheck(config.kafka().clientProperties());
   }
 }

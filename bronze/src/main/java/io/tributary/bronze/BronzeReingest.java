@@ -81,9 +81,9 @@ public final class BronzeReingest {
     LakehouseSession.registerCatalog(spark, config.catalog());
     table.createIfAbsent(spark, source);
     String checkpoint = config.checkpointFor("bronze", config.bronze().format(), source.table());
-    OffsetLossCheck check = new OffsetLossCheck(config.kafka().clientProperties(),
-        spark.sessionState().newHadoopConf());
-    Map<TopicPartition, Long> streamAt = check.resumeOffsets(checkpoint);
+    // Where the stream's batches load from: the table's end where it records one.
+    Map<TopicPartition, Long> streamAt = new BronzeCheckpoint(checkpoint, spark.sessionState().newHadoopConf())
+        .resumeOffsets().overriddenBy(BronzeCommits.of(spark, table, source).loaded()).offsets();
 
     Map<TopicPartition, long[]> ranges = new TreeMap<>(java.util.Comparator.comparing(TopicPartition::topic)
         .thenComparingInt(TopicPartition::partition));
@@ -247,8 +247,8 @@ public final class BronzeReingest {
       }
       Map<TopicPartition, Long> given;
       try {
-        given = OffsetLossCheck.parseOffsets(json.get());
-      } catch (java.io.IOException | RuntimeException e) {
+        given = KafkaOffsets.parse(json.get()).offsets();
+      } catch (RuntimeException e) {
         throw new InvalidRange("--" + (from ? "from" : "to") + "-offsets must be a JSON object of"
             + " offsets per partition such as {\"shop.orders\":{\"0\":100,\"1\":250}}; got " + json.get(), e);
       }

@@ -29,13 +29,12 @@ public final class BronzeStatus {
 
   public static List<StreamState> of(TributaryConfig config, Configuration hadoop) {
     List<StreamState> states = new ArrayList<>();
-    OffsetLossCheck check = new OffsetLossCheck(config.kafka().clientProperties(), hadoop);
     try (KafkaConsumer<byte[], byte[]> consumer = SourcePartitions.consumer(config.kafka().clientProperties())) {
       Map<String, List<PartitionInfo>> topics = consumer.listTopics(Duration.ofSeconds(60));
       for (BronzeSource source : config.bronze().sourceList()) {
         String checkpoint = config.checkpointFor("bronze", config.bronze().format(), source.table());
         List<TopicPartition> partitions = SourcePartitions.of(source, topics);
-        Map<TopicPartition, Long> resume = check.resumeOffsets(checkpoint);
+        Map<TopicPartition, Long> resume = new BronzeCheckpoint(checkpoint, hadoop).resumeOffsets().offsets();
         Map<TopicPartition, Long> end = consumer.endOffsets(partitions, Duration.ofSeconds(60));
         Map<TopicPartition, Long> beginning = consumer.beginningOffsets(partitions, Duration.ofSeconds(60));
         long behind = 0;

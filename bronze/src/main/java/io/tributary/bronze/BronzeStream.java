@@ -2,19 +2,21 @@ package io.tributary.bronze;
 
 import io.tributary.common.config.BronzeSource;
 import io.tributary.common.config.KafkaConfig;
+import org.apache.spark.api.java.function.VoidFunction2;
 import java.util.concurrent.TimeoutException;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.streaming.DataStreamReader;
-import org.apache.spark.sql.streaming.DataStreamWriter;
 import org.apache.spark.sql.streaming.StreamingQuery;
 import org.apache.spark.sql.streaming.Trigger;
 
 /**
- * The streaming query of one source: Kafka records as they came into the bronze table. Exactly once: Spark's
- * checkpoint records the offsets of each batch, and the table sinks (Iceberg and Delta) record the query id and
- * batch id with each commit, so a batch replayed after a crash is not appended twice.
+ * The streaming query of one source: Kafka records as they came into the bronze table. Exactly once without trusting
+ * the checkpoint alone: Spark's checkpoint plans each batch's offsets, and every commit records in the table where
+ * the table ends, so that a batch writes exactly what the table lacks ({@link BronzeBatchWriter}). The table sinks of
+ * Iceberg and Delta skip a batch whose number they have committed, whatever its range: a checkpoint one batch behind
+ * its table lost records that way.
  */
 final class BronzeStream {
   private final BronzeSource source;
@@ -22,6 +24,7 @@ final class BronzeStream {
   private final BronzeTable table;
   private final String checkpoint;
   private final boolean failOnDataLoss;
+  private final BronzeBatchWriter.GapPolicy gapPolicy;
 
   /** The bronze row's columns from Spark's Kafka source; a re-ingest selects the same. */
   static final String[] COLUMNS = {
@@ -34,8 +37,10 @@ final class BronzeStream {
       "headers",
       "current_timestamp() AS ingested_at"};
 
-  BronzeStream(BronzeSource source, KafkaConfig kafka, BronzeTable table, String checkpoint, boolean failOnDataLoss) {
+  BronzeStream(BronzeSource source, KafkaConfig kafka, BronzeTable table, String checkpoint, boolean failOnDataLoss,
+      BronzeBatchWriter.GapPolicy gapPolicy) {
     this.source = source;
+    this.gapPolicy = gapPolicy;
     this.kafka = kafka;
     this.table = table;
     this.checkpoint = checkpoint;
@@ -61,14 +66,14 @@ final class BronzeStream {
   }
 
   StreamingQuery start(SparkSession spark, boolean once) throws TimeoutException {
-    DataStreamWriter<Row> writer = records(spark).writeStream()
+    BronzeBatchWriter writer = new BronzeBatchWriter(queryName(), source, kafka,
+        new BronzeCheckpoint(checkpoint, spark.sessionState().newHadoopConf()), BronzeCommits.of(spark, table, source),
+        table.sqlName(source), gapPolicy);
+    return records(spark).writeStream()
         .queryName(queryName())
-        .outputMode("append")
         .option("checkpointLocation", checkpoint)
-        .trigger(once ? Trigger.AvailableNow() : Trigger.ProcessingTime(source.trigger().toMillis()));
-    return switch (table.format()) {
-      case ICEBERG -> writer.format("iceberg").toTable(table.sqlName(source));
-      case DELTA -> writer.format("delta").start(table.deltaPath(source));
-    };
+        .trigger(once ? Trigger.AvailableNow() : Trigger.ProcessingTime(source.trigger().toMillis()))
+        .foreachBatch((VoidFunction2<Dataset<Row>, Long>) writer::write)
+        .start();
   }
 }
