@@ -96,10 +96,17 @@ final class CdcMerge {
 
   private void applyOwned(SparkSession spark, Dataset<Row> batch, Table silver, String streamId, long batchId)
       throws Exception {
-    if (CommittedBatches.isCommitted(silver, streamId, batchId)) {
+    java.util.Optional<String> bronzeEnd = new CheckpointFiles(checkpoint, spark.sessionState().newHadoopConf())
+        .batchEnd(batchId);
+    if (CommittedBatches.isReplay(silver, streamId, batchId, bronzeEnd)) {
       LOG.info("silver-{} batch {} is already committed to {}; skipping its replay", entity.name(), batchId,
           silverTable);
       return;
+    }
+    if (CommittedBatches.isCommitted(silver, streamId, batchId)) {
+      LOG.warn("silver-{} batch {} is committed to {} with another end in bronze than the checkpoint plans now ({}):"
+          + " the checkpoint is behind its table; applying the batch again, which leaves applied changes as they are",
+          entity.name(), batchId, silverTable, bronzeEnd.orElse("none"));
     }
     long started = System.nanoTime();
     // Spark turns adaptive execution off in the session a micro-batch runs in (it cannot re-plan a stream), and
@@ -124,9 +131,9 @@ final class CdcMerge {
         decoded = decode(envelopes, schema).localCheckpoint();
         summary = BatchSummary.of(decoded);
       }
-      Map<String, String> commit = CommittedBatches.properties(streamId, batchId);
+      Map<String, String> commit = CommittedBatches.properties(streamId, batchId, bronzeEnd);
       if (summary.rejected() > 0 && stillOwned(silver)) {
-        quarantine(spark, decoded, streamId, batchId, commit);
+        quarantine(spark, decoded, streamId, batchId, bronzeEnd, commit);
       }
       List<Truncate> all = summary.truncates().isEmpty() ? Truncates.of(silver)
           : stillOwned(silver) ? Truncates.remember(silver, summary.truncates()) : List.of();
@@ -166,14 +173,19 @@ final class CdcMerge {
   }
 
   private void quarantine(SparkSession spark, Dataset<Row> decoded, String streamId, long batchId,
-      Map<String, String> commit) throws Exception {
-    Dataset<Row> rejected = decoded.where("error IS NOT NULL").selectExpr("topic", "partition", "offset",
+      java.util.Optional<String> bronzeEnd, Map<String, String> commit) throws Exception {
+    Dataset<Row> all = decoded.where("error IS NOT NULL").selectExpr("topic", "partition", "offset",
         "kafka_timestamp", "key", "value", JsonFields.literal(entity.name()) + " AS entity", "stage", "error AS reason",
         "current_timestamp() AS quarantined_at");
-    if (CommittedBatches.isCommitted(Spark3Util.loadIcebergTable(spark, quarantineTable),
-        streamId, batchId)) {
+    Table table = Spark3Util.loadIcebergTable(spark, quarantineTable);
+    if (CommittedBatches.isReplay(table, streamId, batchId, bronzeEnd)) {
       return;
     }
+    // A batch planned again over another range: the records this stream quarantined before stay as they are.
+    Dataset<Row> rejected = !CommittedBatches.isCommitted(table, streamId, batchId) ? all
+        : all.join(spark.table(quarantineTable).where("entity = " + JsonFields.literal(entity.name()))
+            .select("topic", "partition", "offset"), scala.jdk.javaapi.CollectionConverters.asScala(
+                List.of("topic", "partition", "offset")).toSeq(), "left_anti");
     CommitMetadata.withCommitProperties(commit, () -> {
       rejected.writeTo(quarantineTable).append();
       return null;

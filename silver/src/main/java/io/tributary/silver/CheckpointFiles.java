@@ -150,6 +150,18 @@ final class CheckpointFiles {
     return copy;
   }
 
+  /** Where in bronze Spark planned the batch to end: the source offset line of {@code offsets/N}, if written. */
+  java.util.Optional<String> batchEnd(long batch) {
+    Path file = new Path(new Path(root, "offsets"), Long.toString(batch));
+    if (batch < 0 || !exists(file)) {
+      return java.util.Optional.empty();
+    }
+    // Line 1 is the log version, line 2 the batch metadata, then one line per source (silver reads one).
+    String[] lines = read(file).split("\n", -1);
+    return lines.length >= 3 && !lines[2].isBlank() ? java.util.Optional.of(lines[2].trim())
+        : java.util.Optional.empty();
+  }
+
   /** The bronze snapshot the batch ends at (where a stream continuing after it resumes). */
   OptionalLong snapshotAfterBatch(long batch) {
     Path file = new Path(new Path(root, "offsets"), Long.toString(batch));
