@@ -7,14 +7,17 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 
 /**
- * What a decoded batch holds, in one pass over it: how many records are rejected and how many are changes, the
- * fields the schema does not know, the columns that need a wider type, and the truncates.
+ * What a decoded batch holds, in one pass over it: how many records there are, how many are rejected, how many are
+ * changes and how many Kafka tombstones (null values), the fields the schema does not know, the columns that need a
+ * wider type, and the truncates.
  */
-record BatchSummary(long rejected, long changes, List<String> unknownFields, List<String> widen,
-    List<Truncate> truncates) {
+record BatchSummary(long records, long rejected, long changes, long tombstones, List<String> unknownFields,
+    List<String> widen, List<Truncate> truncates) {
 
   static BatchSummary of(Dataset<Row> decoded) {
     Row row = decoded.selectExpr(
+        "count(*)",
+        "count_if(tombstone)",
         "count_if(error IS NOT NULL)",
         "count_if(error IS NULL AND NOT tombstone AND op <> 't')",
         "array_sort(array_distinct(flatten(collect_list(unknown_fields))))",
@@ -24,11 +27,12 @@ record BatchSummary(long rejected, long changes, List<String> unknownFields, Lis
             + " 'offset', offset) END)")
         .first();
     List<Truncate> truncates = new ArrayList<>();
-    for (Row truncate : row.<Row>getList(4)) {
+    for (Row truncate : row.<Row>getList(6)) {
       truncates.add(new Truncate(truncate.getList(0), truncate.getLong(1), truncate.getString(2), truncate.getInt(3),
           truncate.getLong(4)));
     }
-    return new BatchSummary(row.getLong(0), row.getLong(1), row.getList(2), row.getList(3), truncates);
+    return new BatchSummary(row.getLong(0), row.getLong(2), row.getLong(3), row.getLong(1), row.getList(4),
+        row.getList(5), truncates);
   }
 
   boolean needsSchemaChange() {

@@ -131,6 +131,11 @@ final class CdcMerge {
         decoded = decode(envelopes, schema).localCheckpoint();
         summary = BatchSummary.of(decoded);
       }
+      checkQuarantineShare(decoded, summary, batchId);
+      if (summary.tombstones() > 0 && entity.decoder() == SilverEntity.Decoder.JSON) {
+        LOG.warn("silver-{} batch {}: {} Kafka tombstones (records without a value) change nothing: decoder json"
+            + " deletes a key only through its op-field", entity.name(), batchId, summary.tombstones());
+      }
       Map<String, String> commit = CommittedBatches.properties(streamId, batchId, bronzeEnd);
       if (summary.rejected() > 0 && stillOwned(silver)) {
         quarantine(spark, decoded, streamId, batchId, bronzeEnd, commit);
@@ -153,11 +158,37 @@ final class CdcMerge {
             .apply(spark, changes, Truncates.latest(summary.truncates()), Truncates.latest(all), commit);
       }
       long mergedAt = System.nanoTime();
-      LOG.info("silver-{} batch {}: {} changes, {} quarantined, {} truncates; decode and quarantine {} ms, merge {} ms",
-          entity.name(), batchId, summary.changes(), summary.rejected(), summary.truncates().size(),
+      LOG.info("silver-{} batch {}: {} changes, {} quarantined, {} truncates, {} tombstones; decode and quarantine {} ms,"
+          + " merge {} ms", entity.name(), batchId, summary.changes(), summary.rejected(), summary.truncates().size(),
+          summary.tombstones(),
           (decodedAt - started) / 1_000_000, (mergedAt - decodedAt) / 1_000_000);
     } finally {
       LocalCheckpoints.release(decoded);
+    }
+  }
+
+  /** Warns of a reason that quarantines a large share of the batch, and fails the batch past the entity's ratio. */
+  private void checkQuarantineShare(Dataset<Row> decoded, BatchSummary summary, long batchId) {
+    if (!QuarantineShare.worthLookingAt(summary.records(), summary.rejected())) {
+      return;
+    }
+    Row top = decoded.where("error IS NOT NULL").groupBy("error").count()
+        .orderBy(org.apache.spark.sql.functions.col("count").desc()).first();
+    String reason = top.getString(0);
+    long count = top.getLong(1);
+    java.util.Optional<String> failure = QuarantineShare.failure(entity.name(), batchId, summary.records(), reason,
+        count, entity.maxQuarantineRatio());
+    if (failure.isPresent()) {
+      throw new QuarantineShareExceeded(failure.get());
+    }
+    LOG.warn("silver-{} batch {}: {}", entity.name(), batchId, QuarantineShare.describe(summary.records(), reason,
+        count));
+  }
+
+  /** A batch whose records one reason sends to quarantine beyond the entity's ratio: fails the stream. */
+  static final class QuarantineShareExceeded extends IllegalStateException {
+    QuarantineShareExceeded(String message) {
+      super(message);
     }
   }
 

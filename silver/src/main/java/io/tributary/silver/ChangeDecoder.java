@@ -33,12 +33,20 @@ interface ChangeDecoder {
 
   /**
    * The checks every JSON decoder starts with, as CASE branches; {@code _json} is the value as text and
-   * {@code parsed} the struct it was parsed into, with a {@link #CORRUPT} field.
+   * {@code parsed} the struct it was parsed into, with a {@link #CORRUPT} field. The value must be exactly one strict
+   * JSON document ({@link JsonDocuments}, registered in the session by {@link #registerChecks}).
    */
   static String textChecks(String parsed) {
+    String problem = JsonDocuments.FUNCTION + "(value)";
     return "WHEN value IS NULL THEN NULL"
         + " WHEN NOT is_valid_utf8(_json) THEN 'value is not valid UTF-8'"
+        + " WHEN " + problem + " IS NOT NULL THEN " + problem
         + " WHEN " + parsed + "." + CORRUPT + " IS NOT NULL OR " + parsed + " IS NULL THEN 'value is not valid JSON'";
+  }
+
+  /** Registers the functions {@link #textChecks} calls in the batch's session. */
+  static void registerChecks(org.apache.spark.sql.SparkSession spark) {
+    JsonDocuments.register(spark);
   }
 
   /** {@code from_json} of {@code text} into {@code schema} plus the {@link #CORRUPT} field. */

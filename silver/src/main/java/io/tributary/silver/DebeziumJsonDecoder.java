@@ -23,6 +23,7 @@ final class DebeziumJsonDecoder implements ChangeDecoder {
 
   @Override
   public Dataset<Row> envelopes(Dataset<Row> bronze) {
+    ChangeDecoder.registerChecks(bronze.sparkSession());
     List<String> paths = new ArrayList<>(List.of("op", "ts_ms", "source.ts_ms", "before", "after"));
     paths.addAll(sequence);
     StructType envelope = JsonFields.schemaOf(paths);

@@ -45,8 +45,11 @@ final class EntityRows {
     return envelopes
         .withColumn("_raw", expr("from_json(image, 'MAP<STRING, STRING>')"))
         .withColumn("row", rowColumn())
-        // Only a record that is a change with an image can teach the schema anything.
-        .withColumn("_has_image", expr("value IS NOT NULL AND envelope_error IS NULL AND op <> 't' AND _raw IS NOT NULL"))
+        // Only a change with an image and its key can teach the schema anything: a record without the key (the wrong
+        // decoder for the topic, say) goes to quarantine and must not add its fields to the table.
+        .withColumn("_has_image", expr("value IS NOT NULL AND envelope_error IS NULL AND op <> 't' AND _raw IS NOT NULL"
+            + key.stream().map(column -> " AND row." + Columns.quote(column) + " IS NOT NULL")
+                .collect(java.util.stream.Collectors.joining())))
         .withColumn("unknown_fields", expr(policy == SchemaEvolution.IGNORE ? NONE
             : "CASE WHEN _has_image THEN " + unknownFields(schema, "_raw") + " ELSE " + NONE + " END"))
         .withColumn("widen", expr("CASE WHEN _has_image THEN " + widen() + " ELSE " + NONE + " END"))

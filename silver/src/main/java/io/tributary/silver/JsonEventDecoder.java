@@ -30,6 +30,7 @@ final class JsonEventDecoder implements ChangeDecoder {
 
   @Override
   public Dataset<Row> envelopes(Dataset<Row> bronze) {
+    ChangeDecoder.registerChecks(bronze.sparkSession());
     List<String> paths = new ArrayList<>(sequence);
     opField.ifPresent(paths::add);
     eventTimeField.ifPresent(paths::add);

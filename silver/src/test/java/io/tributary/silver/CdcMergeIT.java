@@ -239,4 +239,53 @@ class CdcMergeIT {
             "[strict,0,schema,unknown field mood (schema-evolution = quarantine)]",
             "[strict,2,schema,column age: '3000000000' is not a int]");
   }
+
+  /** A record with this value (null: a Kafka tombstone). */
+  private Row record(String value) {
+    Timestamp now = new Timestamp(System.currentTimeMillis());
+    return RowFactory.create("t", 0, offset++, now, null, value == null ? null : value.getBytes(UTF_8), null, now);
+  }
+
+  private long rows(String table) {
+    return spark.table(catalog + ".silver." + table).count();
+  }
+
+  @Test
+  void aMisconfigurationThatQuarantinesTheWholeBatchFailsItAndChangesNothing() throws Exception {
+    // The event's version field is "seq"; the config names "seqq".
+    CdcMerge misspelt = merge("events", "decoder = json, sequence = [seqq]");
+    List<Row> events = new ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      events.add(record("{\"id\":" + i + ",\"name\":\"n" + i + "\",\"seq\":" + i + "}"));
+    }
+    String[] columns = spark.table(catalog + ".silver.events").schema().fieldNames();
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> misspelt.apply(batch(events.toArray(new Row[0])), 0))
+        .isInstanceOf(CdcMerge.QuarantineShareExceeded.class)
+        .hasMessageStartingWith("silver-events batch 0: 30 of 30 records (100%) go to quarantine for one reason:"
+            + " 'missing sequence seqq', more than tributary.silver.entities.events.max-quarantine-ratio = 0.9");
+    assertThat(rows("events")).isZero();
+    assertThat(spark.table(catalog + ".silver.quarantine").count()).as("nothing committed").isZero();
+    assertThat(spark.table(catalog + ".silver.events").schema().fieldNames()).isEqualTo(columns);
+
+    // Let through on purpose: quarantined, each with its reason, and still no column from a rejected record.
+    CdcMerge allowed = merge("events", "decoder = json, sequence = [seqq], max-quarantine-ratio = 1");
+    allowed.apply(batch(events.toArray(new Row[0])), 0);
+    assertThat(spark.sql("SELECT DISTINCT reason FROM " + catalog + ".silver.quarantine").collectAsList())
+        .extracting(row -> row.getString(0)).containsExactly("missing sequence seqq");
+    assertThat(spark.table(catalog + ".silver.quarantine").count()).isEqualTo(30);
+    assertThat(spark.table(catalog + ".silver.events").schema().fieldNames()).isEqualTo(columns);
+  }
+
+  @Test
+  void recordsOfTheWrongDecoderAddNoColumnsAndTombstonesOfJsonEntitiesChangeNothing() throws Exception {
+    // Debezium envelopes read as plain JSON events: no key column at the top, so nothing to learn a schema from.
+    CdcMerge wrong = merge("wrong", "decoder = json, sequence = [], max-quarantine-ratio = 1");
+    String[] columns = spark.table(catalog + ".silver.wrong").schema().fieldNames();
+    wrong.apply(batch(change("c", 1, 100), change("c", 2, 110), record("{\"id\":3,\"name\":\"plain\"}"),
+        record(null)), 0);
+    assertThat(spark.table(catalog + ".silver.wrong").schema().fieldNames()).isEqualTo(columns);
+    assertThat(spark.sql("SELECT reason FROM " + catalog + ".silver.quarantine").collectAsList())
+        .extracting(row -> row.getString(0)).containsExactly("missing key column id", "missing key column id");
+    assertThat(state("wrong")).as("the tombstone deleted nothing").isEqualTo(Map.of(3L, "plain/live"));
+  }
 }

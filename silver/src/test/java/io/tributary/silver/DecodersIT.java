@@ -144,4 +144,30 @@ class DecodersIT {
     assertThat(rows.get(1).getList(5)).isEmpty();
     assertThat(rows.get(1).getString(3)).isEqualTo("{\"id\":2,\"age\":30}");
   }
+
+  @Test
+  void aValueIsExactlyOneStrictJsonDocumentOrItIsRejected(SparkSession spark) {
+    String change = "{\"op\":\"c\",\"after\":{\"id\":1},\"source\":{\"lsn\":1,\"ts_ms\":1},\"ts_ms\":1}";
+    String event = "{\"id\":1,\"name\":\"Bo\"}";
+    List<String> expected = List.of(
+        "null",
+        "value holds more than one JSON document",
+        "value holds more than one JSON document",
+        "value has text after its JSON document",
+        "value is not valid JSON",
+        "null");
+    for (ChangeDecoder decoder : List.of(new DebeziumJsonDecoder(List.of("source.lsn")),
+        new JsonEventDecoder(List.of(), Optional.empty(), List.of("d"), Optional.empty()))) {
+      String one = decoder instanceof DebeziumJsonDecoder ? change : event;
+      List<Row> rows = decode(decoder, SchemaEvolution.EVOLVE, bronze(spark,
+          utf8(one),
+          utf8(one + one),
+          utf8(one + "\n" + one + "\n"),
+          utf8(one + " trailing"),
+          utf8(one.replace('"', '\'')),
+          utf8("  " + one + " \n")));
+      assertThat(rows.stream().map(row -> String.valueOf(row.getString(7)))).as(decoder.getClass().getSimpleName())
+          .containsExactlyElementsOf(expected);
+    }
+  }
 }

@@ -149,6 +149,24 @@ final class ConfigReader {
     }
   }
 
+  /** A number from 0 to 1. */
+  double ratio(String key) {
+    if (!config.hasPath(key)) {
+      valueProblem(key, "is missing");
+      return 1;
+    }
+    try {
+      double value = config.getDouble(key);
+      if (!(value >= 0 && value <= 1)) {
+        valueProblem(key, "must be a number from 0 to 1, got " + value);
+      }
+      return value;
+    } catch (ConfigException.WrongType e) {
+      valueProblem(key, "must be a number from 0 to 1, got " + describe(config.getValue(key)));
+      return 1;
+    }
+  }
+
   Duration positiveDuration(String key) {
     if (!config.hasPath(key)) {
       valueProblem(key, "is missing");

@@ -18,18 +18,39 @@ public record SilverConfig(TableName quarantine, Map<String, SilverEntity> entit
 
   static final Set<String> KEYS = Set.of("quarantine-table", "defaults", "entities");
 
-  static SilverConfig read(ConfigReader reader, Config silver) {
+  /**
+   * @param bronzeTables the bronze tables by source name: a silver or quarantine table must not be one of them
+   */
+  static SilverConfig read(ConfigReader reader, Config silver, Map<String, TableName> bronzeTables) {
     reader.rejectUnknownKeys(KEYS);
     Config defaults = silver.hasPath("defaults") ? silver.getConfig("defaults") : ConfigFactory.empty();
+    TableName quarantine = TableName.parse(reader, "quarantine-table");
+    // Which setting already writes a table: the MERGE of two entities into one table, or of an entity into bronze
+    // or quarantine, would pass every other check and corrupt the table on the first batch.
+    Map<TableName, String> owners = new LinkedHashMap<>();
+    bronzeTables.forEach((source, table) -> owners.putIfAbsent(table, "the bronze table of source '" + source + "'"));
+    if (quarantine != null) {
+      String bronze = owners.putIfAbsent(quarantine, "the quarantine table");
+      if (bronze != null) {
+        reader.problem("quarantine-table", "table " + quarantine + " is " + bronze);
+      }
+    }
     Map<String, SilverEntity> entities = new LinkedHashMap<>();
     if (silver.hasPath("entities")) {
       for (String name : silver.getConfig("entities").root().keySet().stream().sorted().toList()) {
-        ConfigReader entity = reader.child(ConfigUtil.joinPath("entities", name))
-            .withFallback(defaults, reader.path("defaults"));
-        entities.put(name, SilverEntity.read(name, entity));
+        ConfigReader own = reader.child(ConfigUtil.joinPath("entities", name));
+        ConfigReader entity = own.withFallback(defaults, reader.path("defaults"));
+        SilverEntity read = SilverEntity.read(name, entity);
+        if (read.table() != null) {
+          String owner = owners.putIfAbsent(read.table(), "the table of entity '" + name + "'");
+          if (owner != null) {
+            own.problem("table", "table " + read.table() + " is already " + owner);
+          }
+        }
+        entities.put(name, read);
       }
     }
-    return new SilverConfig(TableName.parse(reader, "quarantine-table"), Map.copyOf(entities));
+    return new SilverConfig(quarantine, Map.copyOf(entities));
   }
 
   /** The entities in name order. */

@@ -27,6 +27,8 @@ import org.apache.spark.sql.types.StructType;
  * @param schemaEvolution what a field that the schema does not know does to the table and the record
  * @param trigger the micro-batch interval in continuous mode
  * @param maxRowsPerTrigger upper bound of bronze rows per micro-batch
+ * @param maxQuarantineRatio the share of a batch's records that one reason may send to quarantine before the batch
+ *     fails as a likely misconfiguration (1 lets any share through)
  */
 public record SilverEntity(
     String name,
@@ -44,12 +46,13 @@ public record SilverEntity(
     History history,
     SchemaEvolution schemaEvolution,
     Duration trigger,
-    long maxRowsPerTrigger) {
+    long maxRowsPerTrigger,
+    double maxQuarantineRatio) {
 
   /** The same entity kept in another table (a rebuild builds its shadow table so). */
   public SilverEntity withTable(TableName other) {
     return new SilverEntity(name, source, decoder, key, sequence, opField, deleteOps, eventTimeField, schema, other,
-        buckets, deleteMode, history, schemaEvolution, trigger, maxRowsPerTrigger);
+        buckets, deleteMode, history, schemaEvolution, trigger, maxRowsPerTrigger, maxQuarantineRatio);
   }
 
   public enum Decoder {
@@ -84,7 +87,7 @@ public record SilverEntity(
 
   static final Set<String> KEYS = Set.of("source", "decoder", "key", "sequence", "op-field", "delete-ops",
       "event-time-field", "schema", "table", "buckets", "delete-mode", "history", "schema-evolution", "trigger",
-      "max-rows-per-trigger");
+      "max-rows-per-trigger", "max-quarantine-ratio");
 
   /** Debezium orders a key's changes by the log position of the source database. */
   private static final List<String> DEBEZIUM_SEQUENCE = List.of("source.lsn");
@@ -148,7 +151,7 @@ public record SilverEntity(
         deleteOps == null ? List.of("d", "delete") : List.copyOf(deleteOps), eventTimeField, schema,
         TableName.parse(reader, "table"), reader.positiveLong("buckets"), deleteMode, history,
         reader.oneOf("schema-evolution", SchemaEvolution.class), reader.positiveDuration("trigger"),
-        reader.positiveLong("max-rows-per-trigger"));
+        reader.positiveLong("max-rows-per-trigger"), reader.ratio("max-quarantine-ratio"));
   }
 
   private static StructType schema(ConfigReader reader) {

@@ -101,7 +101,13 @@ public record TributaryConfig(
       String checkpoints = root.location("checkpoint-location");
       Map<String, String> spark = Map.copyOf(sparkSettings(root));
       BronzeConfig bronze = BronzeConfig.read(root.child("bronze"), layered.getConfig(ROOT + ".bronze"));
-      SilverConfig silver = SilverConfig.read(root.child("silver"), layered.getConfig(ROOT + ".silver"));
+      Map<String, TableName> bronzeTables = new java.util.TreeMap<>();
+      bronze.sources().forEach((name, source) -> {
+        if (source.table() != null) {
+          bronzeTables.put(name, source.table());
+        }
+      });
+      SilverConfig silver = SilverConfig.read(root.child("silver"), layered.getConfig(ROOT + ".silver"), bronzeTables);
       GoldConfig gold = GoldConfig.read(root.child("gold"));
       config = new TributaryConfig(
           appName,

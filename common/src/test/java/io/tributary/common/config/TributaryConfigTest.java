@@ -118,6 +118,32 @@ class TributaryConfigTest {
   }
 
   @Test
+  void rejectsTablesThatTwoLayersOrTwoEntitiesWouldWrite() {
+    String entity = "{ source = bronze.orders, key = [id], schema = \"id BIGINT\", table = %s }";
+    assertRejected(with("tributary.silver.entities { a = " + entity.formatted("silver.t") + ", b = "
+            + entity.formatted("silver.t") + ", c = " + entity.formatted("bronze.customers") + ", d = "
+            + entity.formatted("silver.quarantine") + " }"),
+        "tributary.silver.entities.b.table: table silver.t is already the table of entity 'a'",
+        "tributary.silver.entities.c.table: table bronze.customers is already the bronze table of source 'customers'",
+        "tributary.silver.entities.d.table: table silver.quarantine is already the quarantine table");
+    assertRejected(with("tributary.silver.quarantine-table = bronze.events"),
+        "tributary.silver.quarantine-table: table bronze.events is the bronze table of source 'events'");
+  }
+
+  @Test
+  void readsTheQuarantineRatioBetweenZeroAndOne() {
+    String entity = "tributary.silver.entities.a { source = bronze.orders, key = [id], schema = \"id BIGINT\","
+        + " table = silver.a %s }";
+    assertThat(parse(with(entity.formatted(""))).silver().entities().get("a").maxQuarantineRatio()).isEqualTo(0.9);
+    assertThat(parse(with(entity.formatted(", max-quarantine-ratio = 1"))).silver().entities().get("a")
+        .maxQuarantineRatio()).isEqualTo(1.0);
+    assertRejected(with(entity.formatted(", max-quarantine-ratio = 1.5")),
+        "tributary.silver.entities.a.max-quarantine-ratio: must be a number from 0 to 1, got 1.5");
+    assertRejected(with(entity.formatted(", max-quarantine-ratio = most")),
+        "tributary.silver.entities.a.max-quarantine-ratio: must be a number from 0 to 1, got 'most'");
+  }
+
+  @Test
   void rejectsTwoSourcesWritingTheSameTable() {
     assertRejected(with("tributary.bronze.sources.zeta { topic = other, table = bronze.orders }"),
         "tributary.bronze.sources.zeta.table: table bronze.orders is already the target of source 'orders'");
