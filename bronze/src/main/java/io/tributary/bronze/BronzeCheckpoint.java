@@ -5,6 +5,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.hadoop.conf.Configuration;
@@ -51,6 +53,65 @@ final class BronzeCheckpoint {
     }
     return committed.isEmpty() ? KafkaOffsets.NONE : endOf(committed.getAsLong()).orElse(KafkaOffsets.NONE);
   }
+
+  /**
+   * Moves the newest batch files aside when they cannot be read (truncated or overwritten by something else), so that
+   * Spark plans that batch again: safe for bronze, whose table records what it has loaded, and the only way the
+   * stream could start at all. Returns the files moved aside.
+   */
+  List<String> setAsideDamagedLastBatch() {
+    List<String> moved = new ArrayList<>();
+    Path offsets = new Path(location, "offsets");
+    Path commits = new Path(location, "commits");
+    try {
+      FileSystem fs = offsets.getFileSystem(hadoop);
+      while (true) {
+        OptionalLong lastPlanned = CheckpointLogs.lastBatchNumber(fs, offsets);
+        OptionalLong lastCommitted = CheckpointLogs.lastBatchNumber(fs, commits);
+        long last = Math.max(lastPlanned.orElse(-1), lastCommitted.orElse(-1));
+        if (last < 0) {
+          return moved;
+        }
+        Path plan = new Path(offsets, Long.toString(last));
+        Path commit = new Path(commits, Long.toString(last));
+        boolean damaged = fs.exists(plan) && !readable(plan, 3) || fs.exists(commit) && !readable(commit, 2);
+        if (!damaged) {
+          return moved;
+        }
+        for (Path file : List.of(plan, commit)) {
+          if (fs.exists(file)) {
+            Path aside = new Path(file.getParent(), file.getName() + ".damaged-" + System.currentTimeMillis());
+            fs.rename(file, aside);
+            fs.delete(new Path(file.getParent(), "." + file.getName() + ".crc"), false);
+            moved.add(file.toString());
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read the checkpoint " + location, e);
+    }
+  }
+
+  /** A batch log file: the version line {@code v1}, then JSON lines ({@code lines} in all). */
+  private boolean readable(Path file, int lines) {
+    String[] text = read(file).orElse("").split("\n", -1);
+    if (text.length < lines || !text[0].startsWith("v")) {
+      return false;
+    }
+    for (int line = 1; line < lines; line++) {
+      try {
+        if (!JSON.readTree(text[line]).isObject()) {
+          return false;
+        }
+      } catch (IOException | RuntimeException e) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
 
   /** The Kafka source's first offsets: a zero byte, {@code v1}, then the JSON. */
   private Optional<KafkaOffsets> initialOffsets() {

@@ -69,6 +69,7 @@ public final class BronzeIngestJob {
    * failure stops all streams and is rethrown.
    */
   public void run(boolean once) {
+    KafkaReachability.check(config.kafka());
     LakehouseSession.registerCatalog(spark, config.catalog());
     StreamProgressLog.attachTo(spark);
     List<StreamSupervisor.Supervised> streams = new ArrayList<>();
@@ -94,14 +95,23 @@ public final class BronzeIngestJob {
     new StreamSupervisor(spark, RESTARTS).run(streams, once);
   }
 
-  private static final int MAX_RESTARTS = 3;
+  /** Restarts in a row, 5 s apart and 5 s longer each time: about 3 minutes of a broker that does not answer. */
+  private static final int MAX_RESTARTS = 8;
+  private static final Duration BACKOFF = Duration.ofSeconds(5);
 
   private static final StreamSupervisor.RestartPolicy RESTARTS = new StreamSupervisor.RestartPolicy(
       failure -> RetryableFailure.isRetryable(failure) ? Optional.of(RetryableFailure.describe(failure))
           : Optional.empty(),
-      MAX_RESTARTS, Duration.ZERO);
+      MAX_RESTARTS, BACKOFF);
 
   private StreamingQuery startStream(BronzeSource source, boolean once) {
+    List<String> setAside = new BronzeCheckpoint(checkpoint(source), spark.sessionState().newHadoopConf())
+        .setAsideDamagedLastBatch();
+    if (!setAside.isEmpty()) {
+      LOG.warn("bronze-{}: the checkpoint's last batch files could not be read ({}); moved them aside (*.damaged-*)"
+          + " so that Spark plans the batch again: the table records what it holds, so nothing is loaded twice",
+          source.name(), String.join(", ", setAside));
+    }
     checkOffsets(source);
     BronzeStream stream = new BronzeStream(source, config.kafka(), table, checkpoint(source), !skipsLoss(source),
         (session, lost) -> onGapLost(source, lost));
@@ -174,9 +184,9 @@ public final class BronzeIngestJob {
             source.name(), e.getMessage());
         return;
       }
-      throw new IllegalStateException("bronze-" + source.name() + ": cannot check the checkpoint against Kafka's"
-          + " earliest offsets (" + e.getMessage() + "). Is Kafka reachable at "
-          + config.kafka().bootstrapServers() + "?", e);
+      throw new io.tributary.common.lakehouse.DependencyUnavailableException("bronze-" + source.name() + ": cannot"
+          + " check where the stream resumes against Kafka's earliest offsets (" + e.getMessage() + "). Is Kafka"
+          + " reachable at " + config.kafka().bootstrapServers() + "?", e);
     }
     if (lost.isEmpty()) {
       return;
@@ -197,6 +207,12 @@ public final class BronzeIngestJob {
 
   /** A stream that failed because Kafka deleted records under it gets the same precise message as at start. */
   private RuntimeException explain(BronzeSource source, StreamingQueryException failure) {
+    if (RetryableFailure.isKafkaUnavailable(failure)) {
+      return new io.tributary.common.lakehouse.DependencyUnavailableException("bronze-" + source.name() + ": Kafka at "
+          + config.kafka().bootstrapServers() + " did not answer through " + MAX_RESTARTS + " restarts (about 3"
+          + " minutes); the batch was not committed and nothing was skipped. Run bronze again once the broker answers.",
+          failure);
+    }
     if (!skipsLoss(source)) {
       try {
         LostOffsets lost = lossCheck().check(source.name(), source.table().toString(), resumeOffsets(source));

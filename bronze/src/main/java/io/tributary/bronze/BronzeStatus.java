@@ -27,7 +27,12 @@ import org.apache.kafka.common.TopicPartition;
 public final class BronzeStatus {
   private BronzeStatus() {}
 
+  /**
+   * Where every bronze stream stands; a {@link io.tributary.common.lakehouse.DependencyUnavailableException} within
+   * {@value KafkaReachability#SECONDS} s when Kafka does not answer.
+   */
   public static List<StreamState> of(TributaryConfig config, Configuration hadoop) {
+    KafkaReachability.check(config.kafka());
     List<StreamState> states = new ArrayList<>();
     try (KafkaConsumer<byte[], byte[]> consumer = SourcePartitions.consumer(config.kafka().clientProperties())) {
       Map<String, List<PartitionInfo>> topics = consumer.listTopics(Duration.ofSeconds(60));

@@ -69,11 +69,20 @@ public final class BronzeFixture {
 
   /** A config with one source per entry (source name → topic name), plus extra HOCON lines. */
   public String hocon(Map<String, String> sources, String extra) {
+    return hocon(broker.bootstrapServers(), sources, extra);
+  }
+
+  /** The same, for a broker at {@code bootstrapServers} (one that is down, say). */
+  public TributaryConfig config(String bootstrapServers, Map<String, String> sources, String extra) {
+    return TributaryConfig.from(ConfigFactory.parseString(hocon(bootstrapServers, sources, extra)));
+  }
+
+  private String hocon(String bootstrapServers, Map<String, String> sources, String extra) {
     StringBuilder text = new StringBuilder();
     text.append("tributary {\n")
         .append("  catalog { name = ").append(catalog).append(", warehouse = \"").append(root.resolve("warehouse"))
         .append("\" }\n")
-        .append("  kafka.bootstrap-servers = \"").append(broker.bootstrapServers()).append("\"\n")
+        .append("  kafka.bootstrap-servers = \"").append(bootstrapServers).append("\"\n")
         .append("  checkpoint-location = \"").append(root.resolve("checkpoints")).append("\"\n")
         .append("  bronze.sources {\n");
     sources.forEach((name, topic) -> text.append("    ").append(name).append(" { topic = \"").append(topic(topic))
@@ -175,6 +184,11 @@ public final class BronzeFixture {
         }
       }, "bronze-under-test");
       thread.start();
+    }
+
+    /** Whether the job is still running (it returns only when stopped, or when it failed). */
+    public boolean isAlive() {
+      return thread.isAlive();
     }
 
     /** Stops the streams as an operator would (query.stop()) and waits for the job to return. */

@@ -98,6 +98,32 @@ class CheckpointFaultsIT {
   }
 
   @Test
+  void truncatedCheckpointFilesAreSetAsideAndNothingIsLostOrLoadedTwice(SparkSession spark, LocalKafkaBroker broker,
+      @TempDir Path dir) throws Exception {
+    BronzeFixture fixture = new BronzeFixture(broker, dir);
+    fixture.createTopics(2, "taps");
+    TributaryConfig config = fixture.config(Map.of("taps", "taps"), "");
+    List<Sent> sent = new ArrayList<>(fixture.sendSimple("taps", 200, 0));
+    new BronzeIngestJob(spark, config).run(true);
+    sent.addAll(fixture.sendSimple("taps", 300, 200));
+    new BronzeIngestJob(spark, config).run(true);
+    Path checkpoint = checkpoint(config);
+    // A disk or a copy that cut the last batch's files short.
+    Files.writeString(checkpoint.resolve("offsets/1"), "v1\n{\"batchWatermarkMs\":0,");
+    Files.deleteIfExists(checkpoint.resolve("offsets/.1.crc"));
+    Files.write(checkpoint.resolve("commits/1"), new byte[0]);
+    Files.deleteIfExists(checkpoint.resolve("commits/.1.crc"));
+    sent.addAll(fixture.sendSimple("taps", 100, 500));
+
+    new BronzeIngestJob(spark, config).run(true);
+
+    BronzeIngestIT.assertLandedExactly(sent, fixture.read(spark, config, "taps"));
+    try (Stream<Path> aside = Files.list(checkpoint.resolve("offsets"))) {
+      assertThat(aside.map(file -> file.getFileName().toString())).anyMatch(name -> name.startsWith("1.damaged-"));
+    }
+  }
+
+  @Test
   void tableRolledBackBehindItsCheckpointGetsTheGapFromKafka(SparkSession spark, LocalKafkaBroker broker,
       @TempDir Path dir) throws Exception {
     BronzeFixture fixture = new BronzeFixture(broker, dir);

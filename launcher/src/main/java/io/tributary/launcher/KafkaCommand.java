@@ -25,7 +25,7 @@ final class KafkaCommand implements Command {
 
   @Override
   public int run(List<String> argList) {
-    Arguments args = Arguments.parse(name(), argList, Set.of("home"), Set.of());
+    Arguments args = Arguments.parse(name(), argList, Set.of("home"), Set.of(), 1);
     if (args.positionals().size() != 1) {
       throw new UsageException("'kafka': say start, stop or status");
     }

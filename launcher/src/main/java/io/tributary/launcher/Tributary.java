@@ -1,10 +1,13 @@
 package io.tributary.launcher;
 
 import io.tributary.bronze.BronzeDataLossException;
+import io.tributary.common.cli.HelpRequested;
 import io.tributary.common.cli.UsageException;
 import io.tributary.common.config.InvalidConfigException;
+import io.tributary.common.lakehouse.DependencyUnavailableException;
 import io.tributary.gold.InvalidModelException;
 import io.tributary.gold.ModelFailedException;
+import io.tributary.maintenance.DamagedTablesException;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,12 +21,15 @@ import java.util.Map;
  * bin/tributary bronze --once            # the same locally, with conf/application.conf
  * </pre>
  *
- * Exit codes: 0 done, 1 the job failed, 2 bad command line, configuration or gold models (nothing was started).
+ * Exit codes: 0 done, 1 the job failed, 2 bad command line, configuration or gold models (nothing was started);
+ * {@code status}: 3 when Kafka does not answer.
  */
 public final class Tributary {
   static final int OK = 0;
   static final int FAILED = 1;
   static final int USAGE = 2;
+  /** {@code status}: Kafka did not answer, so where the streams stand is unknown. */
+  static final int UNREACHABLE = 3;
 
   private final Map<String, Command> commands = new LinkedHashMap<>();
 
@@ -90,11 +96,20 @@ public final class Tributary {
       return command.run(args);
     } catch (Sessions.Validated valid) {
       return OK;
+    } catch (HelpRequested help) {
+      System.out.println("Usage: tributary " + command.name() + " " + command.usage());
+      return OK;
     } catch (UsageException | InvalidConfigException | InvalidModelException e) {
       System.err.println(e.getMessage());
       return USAGE;
     } catch (ModelFailedException e) {
       System.err.println("tributary gold failed: " + e.getMessage());
+      return FAILED;
+    } catch (DamagedTablesException e) {
+      System.err.println("tributary " + command.name() + ": " + e.getMessage());
+      return FAILED;
+    } catch (DependencyUnavailableException e) {
+      System.err.println("tributary " + command.name() + ": " + e.getMessage());
       return FAILED;
     } catch (BronzeDataLossException e) {
       System.err.println(e.getMessage());
@@ -107,6 +122,11 @@ public final class Tributary {
       e.printStackTrace(System.err);
       return FAILED;
     }
+  }
+
+  /** The subcommands, in the order the usage lists them. */
+  List<String> commandNames() {
+    return List.copyOf(commands.keySet());
   }
 
   String usage() {

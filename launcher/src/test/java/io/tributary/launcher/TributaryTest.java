@@ -57,6 +57,41 @@ class TributaryTest {
   }
 
   @Test
+  void everyCommandPrintsItsHelpAndRunsNothing() {
+    Tributary tributary = new Tributary();
+    for (String command : tributary.commandNames()) {
+      for (String help : List.of("-h", "--help")) {
+        out.reset();
+        // No config and nothing else: a command that ran would fail for want of --config.
+        assertThat(tributary.run(List.of(command, help))).as(command + " " + help).isEqualTo(Tributary.OK);
+        assertThat(out.toString(StandardCharsets.UTF_8)).as(command + " " + help)
+            .startsWith("Usage: tributary " + command + " ");
+      }
+    }
+    assertThat(tributary.commandNames()).contains("bronze", "silver", "maintain", "produce", "kafka", "demo");
+    assertThat(stderr()).isEmpty();
+  }
+
+  @Test
+  void strayWordsAndSingleDashOptionsAreErrorsNotIgnored() {
+    List<List<String>> wrong = List.of(
+        List.of("silver", "--config", "x.conf", "once"),
+        List.of("maintain", "--config", "x.conf", "all"),
+        List.of("bronze", "--config", "x.conf", "-once"),
+        List.of("kafka", "start", "now"),
+        List.of("bronze", "--config", "x.conf", "--once=yes"));
+    for (List<String> args : wrong) {
+      assertThat(new Tributary().run(args)).as(String.join(" ", args)).isEqualTo(Tributary.USAGE);
+    }
+    assertThat(stderr().lines()).containsExactly(
+        "'silver': unexpected argument 'once'; did you mean --once?",
+        "'maintain': unexpected argument 'all'; options start with --",
+        "'bronze': unknown option -once (options: --accept-data-loss, --config, --once)",
+        "'kafka': unexpected argument 'now'; options start with --",
+        "'bronze': option --once takes no value");
+  }
+
+  @Test
   void requiresAConfig() {
     assertThat(new Tributary().run(List.of("bronze", "--once"))).isEqualTo(Tributary.USAGE);
     assertThat(stderr()).isEqualTo("'bronze': option --config is required");

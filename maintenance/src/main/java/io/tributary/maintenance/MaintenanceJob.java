@@ -51,11 +51,21 @@ public final class MaintenanceJob {
     this.tables = new Tables(config.catalog());
   }
 
-  /** Prints one health line per table (of {@code only}, when given). */
+  /**
+   * Prints one health line per table (of {@code only}, when given).
+   *
+   * @throws DamagedTablesException after the lines, when files a table's current snapshot references are missing
+   */
   public void health(Optional<String> only, PrintStream out) {
+    List<String> damaged = new ArrayList<>();
     for (MaintainedTable table : tables(only)) {
-      out.println(table.describe() + ": " + health(table).describe());
+      TableHealth health = health(table);
+      out.println(table.describe() + ": " + health.describe());
+      if (health.isDamaged()) {
+        damaged.add(table.sqlName());
+      }
     }
+    DamagedTablesException.throwIfAny(damaged);
   }
 
   /**
@@ -78,10 +88,19 @@ public final class MaintenanceJob {
       selected = applicable;
     }
     Map<String, TableHealth> after = new LinkedHashMap<>();
+    List<String> damaged = new ArrayList<>();
     for (MaintainedTable table : selected) {
       out.println("== " + table.describe());
       TableHealth current = health(table);
       out.println("   before: " + current.describe());
+      if (current.isDamaged()) {
+        // Compaction would fail on the first missing file, and expiry or orphan removal could delete the files a
+        // repair (restoring them, or rolling back to a snapshot that still has them) needs.
+        out.println("   skipped: " + DamagedTablesException.nextStep(table.layer()));
+        damaged.add(table.sqlName());
+        after.put(table.sqlName(), current);
+        continue;
+      }
       for (Operation candidate : operationsFor(table)) {
         if (operation.isPresent() ? operation.get() == candidate : due(candidate, table, current)) {
           runOperation(candidate, table, out);
@@ -94,6 +113,7 @@ public final class MaintenanceJob {
       out.println("   after:  " + health.describe());
       after.put(table.sqlName(), health);
     }
+    DamagedTablesException.throwIfAny(damaged);
     return after;
   }
 
@@ -142,7 +162,7 @@ public final class MaintenanceJob {
 
   private TableHealth health(MaintainedTable table) {
     return table.format() == TableFormat.DELTA
-        ? TableHealth.ofDelta(spark, table.sqlName(), table.policy().targetFileSize())
+        ? TableHealth.ofDelta(spark, table.sqlName(), table.location().orElseThrow(), table.policy().targetFileSize())
         : TableHealth.ofIceberg(spark, table.sqlName(), table.policy().targetFileSize());
   }
 

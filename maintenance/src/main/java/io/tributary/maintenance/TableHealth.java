@@ -1,5 +1,6 @@
 package io.tributary.maintenance;
 
+import java.util.List;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
@@ -14,9 +15,10 @@ import org.apache.spark.sql.SparkSession;
  *     (what compaction combines)
  * @param deleteFiles delete files of the current snapshot (Iceberg merge-on-read)
  * @param deleteBytes their total size
+ * @param missingFiles files the current snapshot references that are not in storage (the table is damaged)
  */
 public record TableHealth(String table, long snapshots, long dataFiles, long dataBytes, long smallFiles,
-    long deleteFiles, long deleteBytes) {
+    long deleteFiles, long deleteBytes, List<String> missingFiles) {
 
   /** The health of an Iceberg table; files below 75% of {@code targetFileSize} count as small. */
   public static TableHealth ofIceberg(SparkSession spark, String table, long targetFileSize) {
@@ -30,16 +32,22 @@ public record TableHealth(String table, long snapshots, long dataFiles, long dat
         + ") AS partition_files FROM " + table + ".files)").first();
     long snapshots = spark.sql("SELECT count(*) FROM " + table + ".snapshots").first().getLong(0);
     return new TableHealth(table, snapshots, files.getLong(0), files.getLong(1), files.getLong(2), files.getLong(3),
-        files.getLong(4));
+        files.getLong(4), MissingFiles.ofIceberg(spark, table));
   }
 
   /** The health of a Delta table (its files are read from the log through the {@code _metadata} column). */
-  static TableHealth ofDelta(SparkSession spark, String table, long targetFileSize) {
+  static TableHealth ofDelta(SparkSession spark, String table, String path, long targetFileSize) {
+    List<String> missing = MissingFiles.ofDelta(spark, path);
+    if (!missing.isEmpty()) {
+      // Listing the files through _metadata reads them, which fails on the first missing one.
+      long versions = spark.sql("DESCRIBE HISTORY " + table).count();
+      return new TableHealth(table, versions, 0, 0, 0, 0, 0, missing);
+    }
     Row files = spark.sql("SELECT count(*), coalesce(sum(size), 0), CASE WHEN count(*) > 1 THEN count_if(size < "
         + smallBelow(targetFileSize) + ") ELSE 0 END FROM (SELECT DISTINCT _metadata.file_path AS path,"
         + " _metadata.file_size AS size FROM " + table + ")").first();
     long versions = spark.sql("DESCRIBE HISTORY " + table).count();
-    return new TableHealth(table, versions, files.getLong(0), files.getLong(1), files.getLong(2), 0, 0);
+    return new TableHealth(table, versions, files.getLong(0), files.getLong(1), files.getLong(2), 0, 0, List.of());
   }
 
   private static long smallBelow(long targetFileSize) {
@@ -56,8 +64,18 @@ public record TableHealth(String table, long snapshots, long dataFiles, long dat
     return dataFiles == 0 ? 0 : (double) smallFiles / dataFiles;
   }
 
+  /** Whether files the current snapshot references are missing from storage. */
+  public boolean isDamaged() {
+    return !missingFiles.isEmpty();
+  }
+
   /** One line, e.g. {@code 12 snapshots, 340 data files (avg 1.2 MiB, 98% small), 3 delete files, 410.2 MiB}. */
   public String describe() {
+    if (isDamaged()) {
+      return String.format("DAMAGED: %,d file%s that the current snapshot references %s missing (%s%s)",
+          missingFiles.size(), missingFiles.size() == 1 ? "" : "s", missingFiles.size() == 1 ? "is" : "are",
+          missingFiles.get(0), missingFiles.size() > 1 ? ", ..." : "");
+    }
     return String.format("%,d snapshots, %,d data files (avg %s, %.0f%% small), %,d delete files, %s", snapshots,
         dataFiles, bytes(averageFileSize()), smallFileRatio() * 100, deleteFiles, bytes(dataBytes + deleteBytes));
   }

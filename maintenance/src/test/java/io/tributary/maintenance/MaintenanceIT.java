@@ -225,17 +225,52 @@ class MaintenanceIT {
     }
     String table = "delta.`" + path + "`";
     List<String> before = content(table);
-    assertThat(TableHealth.ofDelta(spark, table, 128L << 20).dataFiles()).isEqualTo(60);
+    assertThat(TableHealth.ofDelta(spark, table, path, 128L << 20).dataFiles()).isEqualTo(60);
 
     String output = run(config, Optional.of("bronze.orders"), Optional.empty());
 
     assertThat(output).contains("   optimize: 60 files -> 1 files", "   vacuum: 0 unreferenced files deleted"
         + " (retention 168 hours)");
-    assertThat(TableHealth.ofDelta(spark, table, 128L << 20).dataFiles()).isEqualTo(1);
+    assertThat(TableHealth.ofDelta(spark, table, path, 128L << 20).dataFiles()).isEqualTo(1);
     assertThat(content(table)).isEqualTo(before);
     assertThat(new File(path).list()).isNotEmpty();
     assertThatThrownBy(() -> run(config, Optional.of("bronze.orders"), Optional.of(Operation.EXPIRE_SNAPSHOTS)))
         .hasMessageStartingWith("'maintain': --operation expire-snapshots does not apply to delta.`" + path
             + "` (bronze, delta)");
+  }
+
+  @Test
+  void aTableWithMissingFilesIsReportedDamagedAndLeftAloneWhileTheOthersAreMaintained() throws Exception {
+    TributaryConfig config = config("");
+    String damaged = catalog + ".gold.damaged";
+    String intact = catalog + ".gold.intact";
+    for (String table : List.of(damaged, intact)) {
+      spark.sql("CREATE TABLE " + table + " (id BIGINT) USING iceberg TBLPROPERTIES ('format-version' = '2')");
+      for (int round = 0; round < 3; round++) {
+        spark.range(round * 100, (round + 1) * 100).repartition(4).writeTo(table).append();
+      }
+    }
+    String gone = spark.sql("SELECT file_path FROM " + damaged + ".files ORDER BY file_path LIMIT 1").first()
+        .getString(0);
+    Files.delete(Path.of(gone.startsWith("file:") ? java.net.URI.create(gone).getPath() : gone));
+    long snapshots = spark.table(damaged + ".snapshots").count();
+
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    assertThatThrownBy(() -> new MaintenanceJob(spark, config).run(Optional.empty(), Optional.empty(),
+        new PrintStream(bytes, true, StandardCharsets.UTF_8)))
+        .isInstanceOf(DamagedTablesException.class)
+        .hasMessage("1 table with missing files (see the DAMAGED lines above): " + damaged + "; nothing was done to it");
+    String output = bytes.toString(StandardCharsets.UTF_8);
+    assertThat(output).contains("== " + damaged + " (gold, iceberg)\n   before: DAMAGED: 1 file that the current"
+        + " snapshot references is missing (" + gone + ")\n   skipped: nothing is done to a damaged table; restore the"
+        + " files, or rebuild it from bronze with 'tributary rebuild --table <namespace.table>'");
+    assertThat(spark.table(damaged + ".snapshots").count()).as("nothing committed to it").isEqualTo(snapshots);
+    assertThat(output).as("the intact table is compacted").contains("== " + intact + " (gold, iceberg)");
+    assertThat(TableHealth.ofIceberg(spark, intact, 128L << 20).dataFiles()).isEqualTo(1);
+
+    ByteArrayOutputStream health = new ByteArrayOutputStream();
+    assertThatThrownBy(() -> new MaintenanceJob(spark, config).health(Optional.empty(),
+        new PrintStream(health, true, StandardCharsets.UTF_8))).isInstanceOf(DamagedTablesException.class);
+    assertThat(health.toString(StandardCharsets.UTF_8)).contains(damaged + " (gold, iceberg): DAMAGED: 1 file");
   }
 }

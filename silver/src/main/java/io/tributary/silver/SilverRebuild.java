@@ -149,7 +149,8 @@ public final class SilverRebuild {
       Table liveTable = load(live);
       if (liveTable.currentSnapshot() != null) {
         previous = OptionalLong.of(liveTable.currentSnapshot().snapshotId());
-        previousRows = spark.table(live).count();
+        // From the snapshot summary, not a scan: the table being replaced may be damaged (files deleted under it).
+        previousRows = Long.parseLong(liveTable.currentSnapshot().summary().getOrDefault("total-records", "0"));
       }
     }
     Table shadowTable = load(shadow);
@@ -204,12 +205,19 @@ public final class SilverRebuild {
     long quarantined = spark.table(shadowQuarantine).count();
     String current = history ? " WHERE _is_current" : "";
     long keys = spark.sql("SELECT count(DISTINCT " + key + ") FROM " + shadow + current).first().getLong(0);
-    long liveRows = liveExists ? spark.table(live).count() : 0;
     report.add(String.format("%,d rows, %,d keys (%,d bronze records, %,d quarantined)", rows, keys, bronzeRows,
         quarantined));
     if (liveExists) {
-      long liveKeys = spark.sql("SELECT count(DISTINCT " + key + ") FROM " + live + current).first().getLong(0);
-      report.add(String.format("live table now: %,d rows, %,d keys", liveRows, liveKeys));
+      // For comparison only: the shadow is checked against bronze, so a damaged live table is replaced, not a reason
+      // to stop.
+      try {
+        long liveRows = spark.table(live).count();
+        long liveKeys = spark.sql("SELECT count(DISTINCT " + key + ") FROM " + live + current).first().getLong(0);
+        report.add(String.format("live table now: %,d rows, %,d keys", liveRows, liveKeys));
+      } catch (Exception unreadable) { // Spark throws its checked SparkException undeclared
+        report.add("live table now: cannot be read (" + String.valueOf(unreadable.getMessage()).lines().findFirst()
+            .orElse("") + "); the rebuild replaces it");
+      }
     }
     for (Row reason : spark.sql("SELECT reason, count(*) AS n FROM " + shadowQuarantine
         + " GROUP BY reason ORDER BY n DESC LIMIT 5").collectAsList()) {

@@ -29,6 +29,11 @@ public final class SilverStatus {
     String catalog = config.catalog().name();
     for (SilverEntity entity : config.silver().entityList()) {
       String name = "silver-" + entity.name();
+      if (!spark.catalog().tableExists(catalog + "." + entity.source())) {
+        states.add(new StreamState(name, OptionalLong.empty(), Optional.empty(), 0, "nothing (bronze table "
+            + entity.source() + " does not exist yet: bronze has never run)"));
+        continue;
+      }
       Table bronze = load(spark, catalog + "." + entity.source());
       Optional<Table> silver = spark.catalog().tableExists(catalog + "." + entity.table())
           ? Optional.of(load(spark, catalog + "." + entity.table())) : Optional.empty();

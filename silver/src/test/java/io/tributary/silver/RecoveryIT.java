@@ -106,6 +106,15 @@ class RecoveryIT {
     assertThat(rebuilt.properties().get(SilverCheckpoints.PROPERTY)).isEqualTo(result.checkpoint());
     assertThat(rebuilt.currentSnapshot().summary().get(StreamCommits.STREAM_ID))
         .isEqualTo(queryId(result.checkpoint()));
+
+    // A data file deleted behind the pipeline's back: the table cannot be read, and a rebuild replaces it (its
+    // validation compares the shadow with bronze, not with the damaged table).
+    String gone = spark.sql("SELECT file_path FROM " + table + ".files WHERE content = 0 LIMIT 1").first().getString(0);
+    java.nio.file.Files.delete(Path.of(gone.startsWith("file:") ? java.net.URI.create(gone).getPath() : gone));
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> spark.table(table).collectAsList())
+        .hasMessageContaining(gone.replaceFirst("^file:", ""));
+    new SilverRebuild(spark, fixed).run("silver.orders", OptionalLong.empty(), System.out);
+    assertThat(ShopReference.orders(spark, table)).isEqualTo(ShopReference.orders(generated));
   }
 
   @Test

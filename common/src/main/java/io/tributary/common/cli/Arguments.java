@@ -10,7 +10,8 @@ import java.util.TreeSet;
 
 /**
  * The parsed options of one subcommand: {@code --name value}, {@code --name=value}, flags, and positionals.
- * Anything the subcommand did not declare is rejected with a message naming it.
+ * Anything the subcommand did not declare is rejected with a message naming it, stray words included (so that
+ * {@code silver once} fails instead of running continuously); {@code -h} and {@code --help} anywhere ask for help.
  */
 public final class Arguments {
   private final String command;
@@ -31,12 +32,31 @@ public final class Arguments {
    * @param flagOptions options without a value
    */
   public static Arguments parse(String command, List<String> args, Set<String> valueOptions, Set<String> flagOptions) {
+    return parse(command, args, valueOptions, flagOptions, 0);
+  }
+
+  /**
+   * As {@link #parse(String, List, Set, Set)}, for a subcommand that takes up to {@code maxPositionals} words besides
+   * its options (e.g. {@code kafka start}).
+   */
+  public static Arguments parse(String command, List<String> args, Set<String> valueOptions, Set<String> flagOptions,
+      int maxPositionals) {
+    if (args.contains("-h") || args.contains("--help")) {
+      throw new HelpRequested(command);
+    }
     Map<String, String> values = new LinkedHashMap<>();
     Set<String> flags = new TreeSet<>();
     List<String> positionals = new ArrayList<>();
     for (int i = 0; i < args.size(); i++) {
       String arg = args.get(i);
       if (!arg.startsWith("--")) {
+        if (arg.startsWith("-") && arg.length() > 1) {
+          throw new UsageException("'" + command + "': unknown option " + arg + known(valueOptions, flagOptions));
+        }
+        if (positionals.size() >= maxPositionals) {
+          String hint = flagOptions.contains(arg) ? "; did you mean --" + arg + "?" : "; options start with --";
+          throw new UsageException("'" + command + "': unexpected argument '" + arg + "'" + hint);
+        }
         positionals.add(arg);
         continue;
       }
@@ -57,14 +77,19 @@ public final class Arguments {
           value = args.get(++i);
         }
         values.put(name, value);
+      } else if (flagOptions.contains(name)) {
+        throw new UsageException("'" + command + "': option --" + name + " takes no value");
       } else {
-        Set<String> known = new TreeSet<>(valueOptions);
-        known.addAll(flagOptions);
-        throw new UsageException("'" + command + "': unknown option --" + name
-            + (known.isEmpty() ? "" : " (options: --" + String.join(", --", known) + ")"));
+        throw new UsageException("'" + command + "': unknown option --" + name + known(valueOptions, flagOptions));
       }
     }
     return new Arguments(command, values, flags, positionals);
+  }
+
+  private static String known(Set<String> valueOptions, Set<String> flagOptions) {
+    Set<String> known = new TreeSet<>(valueOptions);
+    known.addAll(flagOptions);
+    return known.isEmpty() ? "" : " (options: --" + String.join(", --", known) + ")";
   }
 
   public Optional<String> value(String name) {

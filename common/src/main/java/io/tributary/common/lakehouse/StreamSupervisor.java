@@ -98,8 +98,7 @@ public final class StreamSupervisor {
           restarts[i]++;
           LOG.warn("{} failed ({}); restarting it from its checkpoint ({} of {})", query.name(), reason.get(),
               restarts[i], policy.maxRestartsInARow());
-          pause(policy.backoff().multipliedBy(restarts[i]));
-          queries.set(i, streams.get(i).start());
+          queries.set(i, restart(streams.get(i), restarts, i));
           allDone = false;
         }
         if (allDone) {
@@ -108,6 +107,27 @@ public final class StreamSupervisor {
       }
     } finally {
       queries.stream().filter(query -> query != null).forEach(StreamSupervisor::stopQuietly);
+    }
+  }
+
+  /**
+   * Starts a failed stream again after its pause. A start that fails for a retryable reason too (a broker still down
+   * while the stream checks its offsets) counts as one more restart in a row.
+   */
+  private StreamingQuery restart(Supervised stream, int[] restarts, int index) {
+    while (true) {
+      pause(policy.backoff().multipliedBy(restarts[index]));
+      try {
+        return stream.start();
+      } catch (RuntimeException failed) {
+        Optional<String> reason = policy.reason().apply(failed);
+        if (reason.isEmpty() || restarts[index] >= policy.maxRestartsInARow()) {
+          throw failed;
+        }
+        restarts[index]++;
+        LOG.warn("{} could not start ({}); trying again ({} of {})", stream.name(), reason.get(), restarts[index],
+            policy.maxRestartsInARow());
+      }
     }
   }
 
