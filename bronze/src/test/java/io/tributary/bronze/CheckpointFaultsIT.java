@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tributary.bronze.BronzeFixture.Sent;
 import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.testing.CheckpointLogFiles;
 import io.tributary.common.testing.SharedSpark;
 import io.tributary.localstack.LocalKafkaBroker;
 import io.tributary.localstack.testing.SharedKafka;
@@ -50,11 +51,11 @@ class CheckpointFaultsIT {
     sent.addAll(fixture.sendSimple("clicks", 3_000, 101));
     new BronzeIngestJob(spark, config).run(true);
     Path checkpoint = checkpoint(config);
-    long last = lastBatch(checkpoint.resolve("commits"));
+    long last = CheckpointLogFiles.lastBatch(checkpoint.resolve("commits"));
     assertThat(last).as("two batches").isEqualTo(1);
     // The checkpoint as a backup taken before batch 1 left it: batch 1 is in the table only.
-    deleteLogFile(checkpoint.resolve("offsets/1"));
-    deleteLogFile(checkpoint.resolve("commits/1"));
+    CheckpointLogFiles.delete(checkpoint.resolve("offsets/1"));
+    CheckpointLogFiles.delete(checkpoint.resolve("commits/1"));
     sent.addAll(fixture.sendSimple("clicks", 5_000, 3_101));
 
     new BronzeIngestJob(spark, config).run(true);
@@ -80,7 +81,7 @@ class CheckpointFaultsIT {
     }
     long snapshotsBefore = spark.table(table + ".snapshots").count();
     // Killed after the table commit of batch 1 and before Spark's commit log: the restart replays batch 1.
-    deleteLogFile(checkpoint(config).resolve("commits/1"));
+    CheckpointLogFiles.delete(checkpoint(config).resolve("commits/1"));
 
     new BronzeIngestJob(spark, config).run(true);
 
@@ -194,18 +195,7 @@ class CheckpointFaultsIT {
         config.bronze().sources().get(source).table()));
   }
 
-  private static long lastBatch(Path folder) throws Exception {
-    try (Stream<Path> files = Files.list(folder)) {
-      return files.map(file -> file.getFileName().toString()).filter(name -> name.matches("\\d+"))
-          .mapToLong(Long::parseLong).max().orElse(-1);
-    }
-  }
 
-  /** A batch log file, with the checksum the local file system keeps beside it (as a restored backup lacks it). */
-  private static void deleteLogFile(Path file) throws Exception {
-    Files.delete(file);
-    Files.deleteIfExists(file.resolveSibling("." + file.getFileName() + ".crc"));
-  }
 
   private static void deleteTree(Path root) throws Exception {
     try (Stream<Path> paths = Files.walk(root)) {

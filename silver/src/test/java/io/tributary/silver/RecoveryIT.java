@@ -131,6 +131,8 @@ class RecoveryIT {
     int parts = 6;
     send(fixture, generated.subList(0, generated.size() / parts));
 
+    // The bronze table first: silver refuses to start on a bronze table that does not exist yet.
+    new BronzeIngestJob(spark, config).createTables();
     BronzeFixture.Running bronze = BronzeFixture.runInBackground(spark, config);
     AtomicReference<Throwable> silverFailure = new AtomicReference<>();
     Thread silver = new Thread(() -> {

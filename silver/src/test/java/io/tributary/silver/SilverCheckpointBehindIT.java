@@ -7,20 +7,19 @@ import io.tributary.bronze.BronzeIngestJob;
 import io.tributary.common.config.SilverEntity;
 import io.tributary.common.config.TableFormat;
 import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.testing.CheckpointLogFiles;
 import io.tributary.common.testing.SharedSpark;
 import io.tributary.localstack.GeneratedRecord;
 import io.tributary.localstack.GeneratorOptions;
 import io.tributary.localstack.LocalKafkaBroker;
 import io.tributary.localstack.ShopEventGenerator;
 import io.tributary.localstack.testing.SharedKafka;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
@@ -52,10 +51,10 @@ class SilverCheckpointBehindIT {
     new SilverMergeJob(spark, config).run(true);
     for (SilverEntity entity : config.silver().entityList()) {
       Path checkpoint = Path.of(config.checkpointFor("silver", TableFormat.ICEBERG, entity.table()));
-      long last = lastBatch(checkpoint.resolve("commits"));
+      long last = CheckpointLogFiles.lastBatch(checkpoint.resolve("commits"));
       assertThat(last).as("%s ran several batches", entity.name()).isPositive();
-      deleteLogFile(checkpoint.resolve("offsets/" + last));
-      deleteLogFile(checkpoint.resolve("commits/" + last));
+      CheckpointLogFiles.delete(checkpoint.resolve("offsets/" + last));
+      CheckpointLogFiles.delete(checkpoint.resolve("commits/" + last));
     }
     send(fixture, generated.subList(half, generated.size()));
     new BronzeIngestJob(spark, config).run(true);
@@ -83,16 +82,5 @@ class SilverCheckpointBehindIT {
     }
   }
 
-  private static long lastBatch(Path folder) throws Exception {
-    try (Stream<Path> files = Files.list(folder)) {
-      return files.map(file -> file.getFileName().toString()).filter(name -> name.matches("\\d+"))
-          .mapToLong(Long::parseLong).max().orElse(-1);
-    }
-  }
 
-  /** A batch log file, with the checksum the local file system keeps beside it (as a restored backup lacks it). */
-  private static void deleteLogFile(Path file) throws Exception {
-    Files.delete(file);
-    Files.deleteIfExists(file.resolveSibling("." + file.getFileName() + ".crc"));
-  }
 }

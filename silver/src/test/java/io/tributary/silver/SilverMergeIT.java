@@ -6,6 +6,7 @@ import io.tributary.bronze.BronzeFixture;
 import io.tributary.bronze.BronzeIngestJob;
 import io.tributary.common.config.TableFormat;
 import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.testing.CheckpointLogFiles;
 import io.tributary.common.testing.SharedSpark;
 import io.tributary.localstack.GeneratedRecord;
 import io.tributary.localstack.GeneratorOptions;
@@ -13,15 +14,12 @@ import io.tributary.localstack.LocalKafkaBroker;
 import io.tributary.localstack.ShopEventGenerator;
 import io.tributary.localstack.testing.SharedKafka;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
@@ -164,11 +162,6 @@ public class SilverMergeIT {
 
   static void forgetLastCommit(String checkpoint) throws IOException {
     Path commits = Path.of(checkpoint, "commits");
-    try (Stream<Path> files = Files.list(commits)) {
-      Path last = files.filter(file -> file.getFileName().toString().matches("\\d+"))
-          .max(Comparator.comparingLong(file -> Long.parseLong(file.getFileName().toString()))).orElseThrow();
-      Files.delete(last);
-      Files.deleteIfExists(commits.resolve("." + last.getFileName() + ".crc"));
-    }
+    CheckpointLogFiles.delete(commits.resolve(Long.toString(CheckpointLogFiles.lastBatch(commits))));
   }
 }
