@@ -31,8 +31,8 @@ import org.apache.spark.sql.SparkSession;
  * hold: {@code (topic, partition, offset)} is a record's identity, so re-ingesting a loaded range changes nothing.
  * For records an outage or an accepted data loss left out, or rows removed from bronze by mistake.
  *
- * <p>Safe next to the running bronze stream: the range is cut at where the stream's last committed batch ends
- * (what lies beyond is the stream's to load), so the two never write the same record.
+ * <p>Safe next to the running bronze stream: the range is cut at the end offsets the table's last stream commit
+ * records (what lies beyond is the stream's to load), so the two never write the same record.
  */
 public final class BronzeReingest {
   /** The arguments name no range of the source (unknown source, offsets that are not JSON, foreign partitions). */
