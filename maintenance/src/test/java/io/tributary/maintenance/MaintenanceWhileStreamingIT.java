@@ -27,7 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.streaming.StreamingQuery;
@@ -103,7 +102,7 @@ class MaintenanceWhileStreamingIT {
     for (int part = 0; part < parts; part++) {
       List<GeneratedRecord> slice = generated.subList(part * generated.size() / parts,
           (part + 1) * generated.size() / parts);
-      send(fixture, slice);
+      SilverMergeIT.send(fixture, slice);
       await().atMost(Duration.ofSeconds(120)).until(() -> BronzeFixture.rows(spark, lake + ".silver.orders") > 0);
       maintenance.append(maintain(spark, config));
       assertStreamsRun(spark, silver, silverFailure);
@@ -134,15 +133,6 @@ class MaintenanceWhileStreamingIT {
         && name.startsWith("bronze-"))).as("bronze streams").hasSize(2);
   }
 
-  private static void send(BronzeFixture fixture, List<GeneratedRecord> records) throws Exception {
-    for (String name : List.of("customers", "orders")) {
-      String source = name.equals("customers") ? GeneratorOptions.CUSTOMERS_TOPIC : GeneratorOptions.ORDERS_TOPIC;
-      String topic = fixture.topic(name);
-      fixture.send(name, records.stream().filter(record -> record.topic().equals(source))
-          .map(record -> new ProducerRecord<>(topic, null, record.timestampMs(), record.key(), record.value()))
-          .toList());
-    }
-  }
 
   private static String maintain(SparkSession spark, TributaryConfig config) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();

@@ -20,7 +20,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -44,7 +43,7 @@ class SilverCheckpointBehindIT {
     TributaryConfig config = fixture.config(Map.of("customers", "customers", "orders", "orders"),
         "tributary.bronze.defaults.max-offsets-per-trigger = 150\n" + SilverMergeIT.entities("", 200));
     int half = generated.size() / 2;
-    send(fixture, generated.subList(0, half));
+    SilverMergeIT.send(fixture, generated.subList(0, half));
     new BronzeIngestJob(spark, config).createTables();
     new SilverMergeJob(spark, config).run(true);
     new BronzeIngestJob(spark, config).run(true);
@@ -56,7 +55,7 @@ class SilverCheckpointBehindIT {
       CheckpointLogFiles.delete(checkpoint.resolve("offsets/" + last));
       CheckpointLogFiles.delete(checkpoint.resolve("commits/" + last));
     }
-    send(fixture, generated.subList(half, generated.size()));
+    SilverMergeIT.send(fixture, generated.subList(half, generated.size()));
     new BronzeIngestJob(spark, config).run(true);
 
     new SilverMergeJob(spark, config).run(true);
@@ -74,13 +73,6 @@ class SilverCheckpointBehindIT {
             "orders", SilverMergeIT.malformed(generated, GeneratorOptions.ORDERS_TOPIC)));
   }
 
-  private static void send(BronzeFixture fixture, List<GeneratedRecord> records) throws Exception {
-    for (String name : List.of("customers", "orders")) {
-      String source = name.equals("customers") ? GeneratorOptions.CUSTOMERS_TOPIC : GeneratorOptions.ORDERS_TOPIC;
-      fixture.send(name, records.stream().filter(r -> r.topic().equals(source))
-          .map(r -> new ProducerRecord<>(fixture.topic(name), null, r.timestampMs(), r.key(), r.value())).toList());
-    }
-  }
 
 
 }

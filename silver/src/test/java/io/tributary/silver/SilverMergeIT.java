@@ -64,13 +64,18 @@ public class SilverMergeIT {
     fixture.createTopics(2, "customers", "orders");
     List<GeneratedRecord> generated = new ArrayList<>();
     ShopEventGenerator.records(options).forEachRemaining(generated::add);
+    send(fixture, generated);
+    return generated;
+  }
+
+  /** Sends each generated record, with its timestamp, to the fixture's "customers" or "orders" topic. */
+  public static void send(BronzeFixture fixture, List<GeneratedRecord> records) throws Exception {
     for (String name : List.of("customers", "orders")) {
       String topic = fixture.topic(name);
       String source = name.equals("customers") ? GeneratorOptions.CUSTOMERS_TOPIC : GeneratorOptions.ORDERS_TOPIC;
-      fixture.send(name, generated.stream().filter(r -> r.topic().equals(source))
+      fixture.send(name, records.stream().filter(r -> r.topic().equals(source))
           .map(r -> new ProducerRecord<>(topic, null, r.timestampMs(), r.key(), r.value())).toList());
     }
-    return generated;
   }
 
   @Test
