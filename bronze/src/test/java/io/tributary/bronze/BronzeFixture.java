@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -111,7 +112,13 @@ public final class BronzeFixture {
     }
     List<Sent> sent = new ArrayList<>();
     for (int i = 0; i < records.size(); i++) {
-      RecordMetadata metadata = futures.get(i).get();
+      RecordMetadata metadata;
+      try {
+        metadata = futures.get(i).get();
+      } catch (ExecutionException e) {
+        throw new AssertionError("sending to " + topic(topic) + " failed: " + e.getCause() + "\nbroker log:\n"
+            + broker.logTail(), e);
+      }
       ProducerRecord<byte[], byte[]> record = records.get(i);
       sent.add(new Sent(topic(topic), metadata.partition(), metadata.offset(), record.key(), record.value(),
           List.of(record.headers().toArray())));

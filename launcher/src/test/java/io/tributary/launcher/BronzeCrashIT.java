@@ -30,8 +30,9 @@ class BronzeCrashIT {
   @Test
   void icebergBronzeKilledTwiceMidStreamConvergesToEveryRecordOnce(SparkSession spark, LocalKafkaBroker broker,
       @TempDir Path dir) throws Exception {
-    // Small batches so that a kill lands between (or inside) many commits.
-    killTwiceThenCatchUp(spark, broker, dir, 20_000, new long[] {2_000, 9_000},
+    // Small batches so that a kill lands between (or inside) commits: the first after two batches, the second after
+    // six.
+    killTwiceThenCatchUp(spark, broker, dir, 6_000, new long[] {1_000, 3_000},
         "tributary.bronze.defaults { max-offsets-per-trigger = 500, trigger = \"100 ms\" }");
   }
 
@@ -39,8 +40,8 @@ class BronzeCrashIT {
   void deltaBronzeKilledTwiceMidStreamConvergesToEveryRecordOnce(SparkSession spark, LocalKafkaBroker broker,
       @TempDir Path dir) throws Exception {
     // Delta commits take seconds on 2 cores: fewer, larger batches.
-    killTwiceThenCatchUp(spark, broker, dir, 12_000, new long[] {1_500, 6_000},
-        "tributary.bronze { format = delta, defaults { max-offsets-per-trigger = 1500, trigger = \"100 ms\" } }");
+    killTwiceThenCatchUp(spark, broker, dir, 6_000, new long[] {1_000, 3_000},
+        "tributary.bronze { format = delta, defaults { max-offsets-per-trigger = 1000, trigger = \"100 ms\" } }");
   }
 
   private void killTwiceThenCatchUp(SparkSession spark, LocalKafkaBroker broker, Path dir, int records,
@@ -51,6 +52,9 @@ class BronzeCrashIT {
     String hocon = fixture.hocon(Map.of("pageviews", "pageviews"), settings);
     Path configFile = dir.resolve("lakehouse.conf");
     Files.writeString(configFile, hocon);
+    // The catch-up after the kills needs no small batches: what is left, in one.
+    Path catchUpConfig = dir.resolve("catch-up.conf");
+    Files.writeString(catchUpConfig, hocon + "\ntributary.bronze.defaults.max-offsets-per-trigger = 100000\n");
     TributaryConfig config = TributaryConfig.load(configFile);
     LakehouseSession.registerCatalog(spark, config.catalog());
     String table = fixture.tableName(config, "pageviews");
@@ -58,7 +62,7 @@ class BronzeCrashIT {
 
     for (long killAfter : killPoints) {
       Process bronze = ChildProcess.start(log, "bronze", "--config", configFile.toString());
-      await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200))
+      await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(500))
           .until(() -> !bronze.isAlive() || BronzeFixture.rows(spark, table) >= killAfter);
       assertThat(bronze.isAlive()).as("bronze still running; log:\n%s", tail(log)).isTrue();
       bronze.destroyForcibly();
@@ -68,7 +72,7 @@ class BronzeCrashIT {
     }
     sent.addAll(fixture.sendSimple("pageviews", 1_000, records));
 
-    Process catchUp = ChildProcess.start(log, "bronze", "--config", configFile.toString(), "--once");
+    Process catchUp = ChildProcess.start(log, "bronze", "--config", catchUpConfig.toString(), "--once");
     assertThat(catchUp.waitFor(5, TimeUnit.MINUTES)).isTrue();
     assertThat(catchUp.exitValue()).as("log:\n%s", tail(log)).isZero();
 

@@ -343,6 +343,11 @@ public final class LocalKafkaBroker {
     }
   }
 
+  /** The last lines of the broker's log, for a test or command that reports a failed request. */
+  public String logTail() {
+    return tail(home.resolve("broker.log"));
+  }
+
   static String tail(Path log) {
     try {
       List<String> lines = Files.readAllLines(log);

@@ -7,9 +7,13 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.errors.TopicExistsException;
 
-/** Creates topics on a broker; creating one that exists is not an error. */
+/**
+ * Creates topics on a broker and returns once every partition of them has a leader; creating one that exists is not
+ * an error.
+ */
 public final class Topics {
   private Topics() {}
 
@@ -31,8 +35,30 @@ public final class Topics {
           throw e;
         }
       }
+      awaitLeaders(admin, names);
     } catch (Exception e) {
       throw new IllegalStateException("Cannot create topics " + names + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The controller acknowledges a new topic before the broker has applied it; waiting here means the first write to a
+   * new topic never starts in that window.
+   */
+  private static void awaitLeaders(Admin admin, List<String> names) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (true) {
+      Map<String, TopicDescription> described = admin.describeTopics(names).allTopicNames().get(30, TimeUnit.SECONDS);
+      boolean ready = described.values().stream()
+          .flatMap(topic -> topic.partitions().stream())
+          .allMatch(partition -> partition.leader() != null && !partition.leader().isEmpty());
+      if (ready) {
+        return;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("partitions of " + names + " have no leader after 30 s");
+      }
+      Thread.sleep(100);
     }
   }
 }

@@ -49,10 +49,10 @@ class MaintenanceWhileStreamingIT {
     fixture.createTopics(2, "customers", "orders");
     List<GeneratedRecord> generated = new ArrayList<>();
     // Recent event times: Kafka's retention (7 days) counts from the record timestamps.
-    ShopEventGenerator.records(new GeneratorOptions(900, 900, 150, 0.3, 0.03, 0.0, false,
+    ShopEventGenerator.records(new GeneratorOptions(400, 400, 80, 0.3, 0.03, 0.0, false,
         Instant.now().minus(Duration.ofHours(3)), Duration.ofHours(2), 29)).forEachRemaining(generated::add);
     TributaryConfig config = fixture.config(Map.of("customers", "customers", "orders", "orders"),
-        "tributary.bronze.defaults { max-offsets-per-trigger = 120, trigger = \"300 ms\" }\n"
+        "tributary.bronze.defaults { max-offsets-per-trigger = 100, trigger = \"300 ms\" }\n"
             + SilverMergeIT.entities("", 150) + "\ntributary.silver.defaults.trigger = \"300 ms\"\n"
             + "tributary.maintenance.defaults { min-input-files = 2, snapshot-retention = 1 ms, retain-last = 3 }\n"
             + "tributary.maintenance.bronze.quiet-for = 0s");
