@@ -47,9 +47,9 @@ class GoldModelsIT {
   static void silver() throws Exception {
     spark = SharedSpark.session();
     lakehouse = new ShopLakehouse(spark, root);
-    // Five days of a small shop: 2,500 order events from 60 customers, customer changes with deletes and
+    // Four days of a small shop: 2,000 order events from 60 customers, customer changes with deletes and
     // out-of-order updates, duplicates, and a few malformed records that silver quarantines.
-    lakehouse.load(new GeneratorOptions(2500, 400, 60, 0.2, 0.02, 0.01, false, START, Duration.ofDays(5), 7));
+    lakehouse.load(new GeneratorOptions(2000, 400, 60, 0.2, 0.02, 0.01, false, START, Duration.ofDays(4), 7));
   }
 
   private static List<ModelRun> run(TributaryConfig config, Interval interval) {

@@ -4,7 +4,6 @@ import java.time.Instant;
 import java.util.HashSet;
 import java.util.OptionalLong;
 import java.util.Set;
-import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.spark.actions.SparkActions;
 import org.apache.spark.sql.SparkSession;
@@ -60,28 +59,16 @@ final class ExpireSnapshots {
 
   Result execute() {
     table.refresh();
-    long cutoff = olderThan.toEpochMilli();
-    boolean heldBack = false;
-    if (keepFrom.isPresent()) {
-      Snapshot needed = table.snapshot(keepFrom.getAsLong());
-      if (needed == null) {
-        throw new IllegalStateException("a stream still needs snapshot " + keepFrom.getAsLong() + " of " + table.name()
-            + ", which no longer exists: the stream cannot resume; rebuild it from the start of the table");
-      }
-      if (needed.timestampMillis() < cutoff) {
-        cutoff = needed.timestampMillis();
-        heldBack = true;
-      }
-    }
+    ExpiryCutoff cutoff = ExpiryCutoff.of(olderThan, keepFrom, ExpiryCutoff.commitTimes(table), table.name());
     Set<Long> before = ids(table);
-    var result = SparkActions.get(spark).expireSnapshots(table).expireOlderThan(cutoff).retainLast(retainLast)
-        .execute();
+    var result = SparkActions.get(spark).expireSnapshots(table).expireOlderThan(cutoff.cutoff().toEpochMilli())
+        .retainLast(retainLast).execute();
     table.refresh();
     before.removeAll(ids(table)); // by id: streams may commit meanwhile
     long deleted = result.deletedDataFilesCount() + result.deletedPositionDeleteFilesCount()
         + result.deletedEqualityDeleteFilesCount() + result.deletedManifestsCount()
         + result.deletedManifestListsCount();
-    return new Result(before.size(), deleted, Instant.ofEpochMilli(cutoff), heldBack);
+    return new Result(before.size(), deleted, cutoff.cutoff(), cutoff.heldBack());
   }
 
   private static Set<Long> ids(Table table) {

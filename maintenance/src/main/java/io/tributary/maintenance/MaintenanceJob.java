@@ -78,12 +78,12 @@ public final class MaintenanceJob {
     if (operation.isPresent()) {
       // Checked before anything runs: an operation applies to Iceberg tables or to Delta tables.
       List<MaintainedTable> applicable = selected.stream()
-          .filter(table -> operationsFor(table).contains(operation.get())).toList();
+          .filter(table -> DueOperations.applicable(table).contains(operation.get())).toList();
       if (applicable.isEmpty() || (only.isPresent() && applicable.size() < selected.size())) {
         throw new UsageException("'maintain': --operation " + operation.get().cliName() + " does not apply to "
             + String.join(", ", selected.stream().map(MaintainedTable::describe).toList()) + " (Iceberg tables: "
-            + String.join(", ", ICEBERG_OPERATIONS.stream().map(Operation::cliName).toList()) + "; Delta tables: "
-            + String.join(", ", DELTA_OPERATIONS.stream().map(Operation::cliName).toList()) + ")");
+            + String.join(", ", DueOperations.ICEBERG.stream().map(Operation::cliName).toList()) + "; Delta tables: "
+            + String.join(", ", DueOperations.DELTA.stream().map(Operation::cliName).toList()) + ")");
       }
       selected = applicable;
     }
@@ -101,11 +101,12 @@ public final class MaintenanceJob {
         after.put(table.sqlName(), current);
         continue;
       }
-      for (Operation candidate : operationsFor(table)) {
-        if (operation.isPresent() ? operation.get() == candidate : due(candidate, table, current)) {
+      for (Operation candidate : DueOperations.applicable(table)) {
+        if (operation.isPresent() ? operation.get() == candidate
+            : DueOperations.isDue(candidate, table, current, () -> manifests(table))) {
           runOperation(candidate, table, out);
-          if (candidate == Operation.PURGE_TOMBSTONES || candidate == Operation.REWRITE_DATA_FILES) {
-            current = health(table); // what is due next depends on what these left
+          if (DueOperations.changesHealth(candidate)) {
+            current = health(table);
           }
         }
       }
@@ -166,29 +167,8 @@ public final class MaintenanceJob {
         : TableHealth.ofIceberg(spark, table.sqlName(), table.policy().targetFileSize());
   }
 
-  private static final List<Operation> ICEBERG_OPERATIONS = List.of(Operation.PURGE_TOMBSTONES,
-      Operation.REWRITE_DATA_FILES, Operation.REWRITE_POSITION_DELETES, Operation.REWRITE_MANIFESTS,
-      Operation.EXPIRE_SNAPSHOTS, Operation.REMOVE_ORPHAN_FILES);
-  private static final List<Operation> DELTA_OPERATIONS = List.of(Operation.OPTIMIZE, Operation.VACUUM);
-
-  private static List<Operation> operationsFor(MaintainedTable table) {
-    if (table.format() == TableFormat.DELTA) {
-      return DELTA_OPERATIONS;
-    }
-    return ICEBERG_OPERATIONS.stream()
-        .filter(operation -> operation != Operation.PURGE_TOMBSTONES || table.keepsTombstones()).toList();
-  }
-
-  private boolean due(Operation operation, MaintainedTable table, TableHealth health) {
-    long minFiles = table.policy().minInputFiles();
-    return switch (operation) {
-      case REWRITE_DATA_FILES, OPTIMIZE -> health.smallFiles() >= minFiles || health.deleteFiles() > 0;
-      case REWRITE_POSITION_DELETES -> health.deleteFiles() > 1;
-      case REWRITE_MANIFESTS -> spark.sql("SELECT count(*) FROM " + table.sqlName() + ".manifests").first()
-          .getLong(0) >= minFiles;
-      case EXPIRE_SNAPSHOTS -> health.snapshots() > table.policy().retainLast();
-      case PURGE_TOMBSTONES, REMOVE_ORPHAN_FILES, VACUUM -> true;
-    };
+  private long manifests(MaintainedTable table) {
+    return spark.sql("SELECT count(*) FROM " + table.sqlName() + ".manifests").first().getLong(0);
   }
 
   private void runOperation(Operation operation, MaintainedTable table, PrintStream out) {
@@ -260,8 +240,8 @@ public final class MaintenanceJob {
           + ": initial offset moved from snapshot " + from + " to where it resumes"));
       StreamPositions.position(checkpoint, hadoop).ifPresent(snapshot -> positions.put(stream, snapshot));
     });
-    Optional<Map.Entry<String, Long>> oldest = positions.entrySet().stream()
-        .min(Comparator.comparingLong(entry -> timestamp(iceberg, entry.getValue())));
+    Optional<Map.Entry<String, Long>> oldest = ExpiryCutoff.oldestPosition(positions,
+        ExpiryCutoff.commitTimes(iceberg));
     oldest.ifPresent(entry -> out.println("      " + entry.getKey() + " resumes at snapshot " + entry.getValue()
         + " (of " + positions.size() + " stream" + (positions.size() == 1 ? "" : "s") + " reading this table)"));
     return oldest.map(entry -> OptionalLong.of(entry.getValue())).orElse(OptionalLong.empty());
@@ -291,11 +271,6 @@ public final class MaintenanceJob {
     oldest.ifPresent(entry -> out.println("      the latest commits of " + latest.size() + " stream"
         + (latest.size() == 1 ? "" : "s") + " are kept (oldest: snapshot " + entry.getValue().snapshotId() + ")"));
     return oldest.map(entry -> OptionalLong.of(entry.getValue().snapshotId())).orElse(OptionalLong.empty());
-  }
-
-  private static long timestamp(Table table, long snapshotId) {
-    Snapshot snapshot = table.snapshot(snapshotId);
-    return snapshot == null ? Long.MIN_VALUE : snapshot.timestampMillis();
   }
 
   private Table load(MaintainedTable table) {

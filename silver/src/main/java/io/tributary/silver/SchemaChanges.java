@@ -39,9 +39,8 @@ final class SchemaChanges {
     }
     StructType current = spark.table(table).schema();
     for (String column : summary.widen()) {
-      DataType from = current.apply(column).dataType();
-      DataType to = from.equals(DataTypes.IntegerType) ? DataTypes.LongType : DataTypes.DoubleType;
-      statements.add("ALTER TABLE " + table + " ALTER COLUMN " + quoted(column) + " TYPE " + to.sql());
+      statements.add("ALTER TABLE " + table + " ALTER COLUMN " + quoted(column) + " TYPE "
+          + widened(current.apply(column).dataType()).sql());
     }
     for (String statement : statements) {
       LOG.info("silver-{}: schema evolution: {}", entity, statement);
@@ -55,22 +54,40 @@ final class SchemaChanges {
    * or decimal(38, s). Null when every value is null (the column is added once a value says its type).
    */
   private static DataType inferredType(Dataset<Row> decoded, String path) {
+    String ddl = decoded.where("array_contains(unknown_fields, " + JsonFields.literal(path) + ")")
+        .selectExpr("schema_of_variant_agg(variant_get(try_parse_json(image), " + JsonFields.literal(jsonPath(path))
+            + "))")
+        .first().getString(0);
+    return storable(ddl);
+  }
+
+  /** The variant path of a dotted field path: {@code a.b} is {@code $['a']['b']}. */
+  static String jsonPath(String path) {
     StringBuilder jsonPath = new StringBuilder("$");
     for (String part : path.split("\\.")) {
       jsonPath.append("['").append(part.replace("'", "\\'")).append("']");
     }
-    String ddl = decoded.where("array_contains(unknown_fields, " + JsonFields.literal(path) + ")")
-        .selectExpr("schema_of_variant_agg(variant_get(try_parse_json(image), " + JsonFields.literal(jsonPath.toString())
-            + "))")
-        .first().getString(0);
-    if (ddl == null || ddl.equals("VOID")) {
+    return jsonPath.toString();
+  }
+
+  /**
+   * The column type for the schema Spark infers from a field's JSON values ({@code schema_of_variant_agg}), or null
+   * when the values were all null.
+   */
+  static DataType storable(String variantSchema) {
+    if (variantSchema == null || variantSchema.equals("VOID")) {
       return null;
     }
-    String spark = ddl.replace("OBJECT<", "STRUCT<")
+    String spark = variantSchema.replace("OBJECT<", "STRUCT<")
         .replaceAll("DECIMAL\\(\\d+,\\s*(\\d+)\\)", "DECIMAL(38,$1)")
         // A nested field seen only as null: text keeps whatever comes later readable.
         .replace(": VOID", ": STRING");
     return withoutVariants(DataType.fromDDL(spark));
+  }
+
+  /** What a column that a value outgrew becomes: int to bigint, float to double. */
+  static DataType widened(DataType from) {
+    return from.equals(DataTypes.IntegerType) ? DataTypes.LongType : DataTypes.DoubleType;
   }
 
   /**
@@ -100,7 +117,8 @@ final class SchemaChanges {
     return type;
   }
 
-  private static String quoted(String path) {
+  /** A dotted field path as SQL names it, each part quoted. */
+  static String quoted(String path) {
     List<String> parts = new ArrayList<>();
     for (String part : path.split("\\.")) {
       parts.add("`" + part.replace("`", "``") + "`");
