@@ -233,6 +233,8 @@ class MaintenanceIT {
         + " (retention 168 hours)");
     assertThat(TableHealth.ofDelta(spark, table, path, 128L << 20).dataFiles()).isEqualTo(1);
     assertThat(content(table)).isEqualTo(before);
+    // VACUUM's listing parallelism was set in a session of its own, not in the caller's.
+    assertThat(spark.conf().contains("spark.sql.sources.parallelPartitionDiscovery.parallelism")).isFalse();
     assertThat(new File(path).list()).isNotEmpty();
     assertThatThrownBy(() -> run(config, Optional.of("bronze.orders"), Optional.of(Operation.EXPIRE_SNAPSHOTS)))
         .hasMessageStartingWith("'maintain': --operation expire-snapshots does not apply to delta.`" + path
