@@ -9,7 +9,7 @@ import java.util.function.LongSupplier;
  * given the table's health. Decides from numbers alone; the job measures them.
  */
 final class DueOperations {
-  /** Tombstones first (compaction then drops their rows), expiry before orphan removal (it frees more files). */
+  /** In the order they run: tombstones are purged before compaction, so that compaction writes files without them. */
   static final List<Operation> ICEBERG = List.of(Operation.PURGE_TOMBSTONES, Operation.REWRITE_DATA_FILES,
       Operation.REWRITE_POSITION_DELETES, Operation.REWRITE_MANIFESTS, Operation.EXPIRE_SNAPSHOTS,
       Operation.REMOVE_ORPHAN_FILES);
