@@ -64,7 +64,7 @@ class BronzeCrashIT {
       Process bronze = ChildProcess.start(log, "bronze", "--config", configFile.toString());
       await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(500))
           .until(() -> !bronze.isAlive() || BronzeFixture.rows(spark, table) >= killAfter);
-      assertThat(bronze.isAlive()).as("bronze still running; log:\n%s", tail(log)).isTrue();
+      assertThat(bronze.isAlive()).as("bronze still running; log:\n%s", ChildProcess.tail(log)).isTrue();
       bronze.destroyForcibly();
       assertThat(bronze.waitFor(30, TimeUnit.SECONDS)).isTrue();
       assertThat(bronze.exitValue()).as("killed by SIGKILL").isEqualTo(137);
@@ -74,13 +74,8 @@ class BronzeCrashIT {
 
     Process catchUp = ChildProcess.start(log, "bronze", "--config", catchUpConfig.toString(), "--once");
     assertThat(catchUp.waitFor(5, TimeUnit.MINUTES)).isTrue();
-    assertThat(catchUp.exitValue()).as("log:\n%s", tail(log)).isZero();
+    assertThat(catchUp.exitValue()).as("log:\n%s", ChildProcess.tail(log)).isZero();
 
     BronzeIngestIT.assertLandedExactly(sent, fixture.read(spark, config, "pageviews"));
-  }
-
-  private static String tail(Path log) throws Exception {
-    List<String> lines = Files.exists(log) ? Files.readAllLines(log) : List.of();
-    return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
   }
 }

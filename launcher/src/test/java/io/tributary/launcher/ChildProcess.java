@@ -15,6 +15,12 @@ final class ChildProcess {
     return start(System.getProperty("java.class.path"), log, args);
   }
 
+  /** The last 40 lines of a child's log, for a failure message. */
+  static String tail(Path log) throws IOException {
+    List<String> lines = Files.exists(log) ? Files.readAllLines(log) : List.of();
+    return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+  }
+
   /** With a classpath of the caller's choice, e.g. the shaded jar plus only what a Spark distribution has. */
   static Process start(String classpath, Path log, String... args) throws IOException {
     List<String> command = new ArrayList<>();

@@ -41,8 +41,8 @@ class SilverCrashIT {
     BronzeFixture fixture = new BronzeFixture(broker, dir);
     List<GeneratedRecord> generated = SilverMergeIT.sendShopStream(fixture, new GeneratorOptions(200, 600, 150,
         0.3, 0.05, 0.02, true, Instant.parse("2026-11-01T00:00:00Z"), Duration.ofHours(6), 23));
-    // Small bronze files (silver reads whole files) and small batches every 100 ms, so that a kill lands between
-    // (or inside) many merges.
+    // Small bronze files (silver reads whole files) and small batches every 100 ms, so that each kill lands between
+    // (or inside) merges.
     String hocon = fixture.hocon(Map.of("customers", "customers", "orders", "orders"),
         "tributary.bronze.defaults.max-offsets-per-trigger = 100\n" + SilverMergeIT.entities("", 100)
             + "\ntributary.silver.defaults.trigger = \"100 ms\"");
@@ -71,9 +71,9 @@ class SilverCrashIT {
       } catch (org.awaitility.core.ConditionTimeoutException e) {
         silver.destroyForcibly();
         throw new AssertionError("silver made " + commits(spark, lake + ".silver.customers")
-            + " commits; log:\n" + tail(log), e);
+            + " commits; log:\n" + ChildProcess.tail(log), e);
       }
-      assertThat(silver.isAlive()).as("silver still running; log:\n%s", tail(log)).isTrue();
+      assertThat(silver.isAlive()).as("silver still running; log:\n%s", ChildProcess.tail(log)).isTrue();
       silver.destroyForcibly();
       assertThat(silver.waitFor(30, TimeUnit.SECONDS)).isTrue();
       assertThat(silver.exitValue()).as("killed by SIGKILL").isEqualTo(137);
@@ -83,7 +83,7 @@ class SilverCrashIT {
 
     Process catchUp = ChildProcess.start(log, "silver", "--config", catchUpConfig.toString(), "--once");
     assertThat(catchUp.waitFor(8, TimeUnit.MINUTES)).isTrue();
-    assertThat(catchUp.exitValue()).as("log:\n%s", tail(log)).isZero();
+    assertThat(catchUp.exitValue()).as("log:\n%s", ChildProcess.tail(log)).isZero();
 
     assertThat(ShopReference.liveCustomers(spark, lake + ".silver.customers")).isEqualTo(customers);
     assertThat(ShopReference.customerHistory(spark, lake + ".silver.customer_history"))
@@ -106,10 +106,5 @@ class SilverCrashIT {
     } catch (Exception notYetCreated) {
       return 0;
     }
-  }
-
-  private static String tail(Path log) throws Exception {
-    List<String> lines = Files.exists(log) ? Files.readAllLines(log) : List.of();
-    return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
   }
 }

@@ -1,10 +1,12 @@
 package io.tributary.maintenance;
 
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.LongFunction;
+import org.apache.iceberg.Table;
 
 /**
  * The guard of snapshot expiry: the policy's cutoff, moved back to the commit time of a snapshot that a stream still
@@ -38,12 +40,13 @@ record ExpiryCutoff(Instant cutoff, boolean heldBack) {
    */
   static Optional<Map.Entry<String, Long>> oldestPosition(Map<String, Long> positions,
       LongFunction<Optional<Instant>> commitTime) {
-    return positions.entrySet().stream().min(java.util.Comparator.comparing(
+    return positions.entrySet().stream().min(Comparator.comparing(
         entry -> commitTime.apply(entry.getValue()).orElse(Instant.MIN)));
   }
 
   /** The commit times of {@code table}'s snapshots, as it was last refreshed. */
-  static LongFunction<Optional<Instant>> commitTimes(org.apache.iceberg.Table table) {
-    return id -> Optional.ofNullable(table.snapshot(id)).map(snapshot -> Instant.ofEpochMilli(snapshot.timestampMillis()));
+  static LongFunction<Optional<Instant>> commitTimes(Table table) {
+    return id -> Optional.ofNullable(table.snapshot(id))
+        .map(snapshot -> Instant.ofEpochMilli(snapshot.timestampMillis()));
   }
 }
