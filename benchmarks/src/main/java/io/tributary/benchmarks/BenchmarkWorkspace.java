@@ -90,6 +90,23 @@ final class BenchmarkWorkspace implements AutoCloseable {
     return spark;
   }
 
+  /** The run's scratch folder (deleted at the end, see {@link #keepLogs()}). */
+  Path folder() {
+    return folder;
+  }
+
+  /** Copies the run's *.log files (its processes' output) next to the report before the folder goes. */
+  void keepLogs() throws IOException {
+    Path kept = folder.getParent().resolve(name + "-" + stamp + "-logs");
+    Files.createDirectories(kept);
+    try (Stream<Path> files = Files.walk(folder)) {
+      for (Path log : files.filter(path -> path.toString().endsWith(".log")).toList()) {
+        Files.copy(log, kept.resolve(folder.relativize(log).toString().replace('/', '-')));
+      }
+    }
+    System.out.println("Logs kept in " + kept);
+  }
+
   /** Prints the report and keeps it next to the others. */
   void report(String text) throws IOException {
     Path file = folder.getParent().resolve(name + "-" + stamp + ".md");

@@ -2,6 +2,7 @@ package io.tributary.bronze;
 
 import io.tributary.common.config.BronzeSource;
 import io.tributary.common.config.KafkaConfig;
+import io.tributary.common.lakehouse.CommitWindowPause;
 import org.apache.spark.api.java.function.VoidFunction2;
 import java.util.concurrent.TimeoutException;
 import org.apache.spark.sql.Dataset;
@@ -69,11 +70,15 @@ final class BronzeStream {
     BronzeBatchWriter writer = new BronzeBatchWriter(queryName(), source, kafka,
         new BronzeCheckpoint(checkpoint, spark.sessionState().newHadoopConf()), BronzeCommits.of(spark, table, source),
         table.sqlName(source), gapPolicy);
+    String name = queryName();
     return records(spark).writeStream()
-        .queryName(queryName())
+        .queryName(name)
         .option("checkpointLocation", checkpoint)
         .trigger(once ? Trigger.AvailableNow() : Trigger.ProcessingTime(source.trigger().toMillis()))
-        .foreachBatch((VoidFunction2<Dataset<Row>, Long>) writer::write)
+        .foreachBatch((VoidFunction2<Dataset<Row>, Long>) (batch, batchId) -> {
+          writer.write(batch, batchId);
+          CommitWindowPause.hold(name, batchId);
+        })
         .start();
   }
 }

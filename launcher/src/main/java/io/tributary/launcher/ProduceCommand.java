@@ -3,6 +3,7 @@ package io.tributary.launcher;
 import io.tributary.common.cli.Arguments;
 import io.tributary.common.cli.UsageException;
 import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.DependencyUnavailableException;
 import io.tributary.localstack.GeneratedRecord;
 import io.tributary.localstack.GeneratorOptions;
 import io.tributary.localstack.ShopEventGenerator;
@@ -49,7 +50,7 @@ final class ProduceCommand implements Command {
         span,
         longOption(args, "seed", defaults.seed()));
     System.out.println(produce(config, options, (int) longOption(args, "partitions", 2),
-        Double.parseDouble(args.value("rate").orElse("0"))));
+        rate(args)));
     return Tributary.OK;
   }
 
@@ -59,9 +60,35 @@ final class ProduceCommand implements Command {
 
   static ShopProducer.Summary produce(TributaryConfig config, Iterator<GeneratedRecord> records, int partitions,
       double rate) {
-    Topics.create(config.kafka().clientProperties(),
-        List.of(GeneratorOptions.ORDERS_TOPIC, GeneratorOptions.CUSTOMERS_TOPIC), partitions, Map.of());
-    return ShopProducer.send(config.kafka().clientProperties(), records, rate);
+    String kafka = "Kafka at " + config.kafka().bootstrapServers() + " (tributary.kafka.bootstrap-servers)";
+    try {
+      Topics.create(config.kafka().clientProperties(),
+          List.of(GeneratorOptions.ORDERS_TOPIC, GeneratorOptions.CUSTOMERS_TOPIC), partitions, Map.of());
+    } catch (IllegalStateException e) {
+      throw new DependencyUnavailableException(kafka + ": " + e.getMessage() + "; start the broker (bin/tributary"
+          + " kafka start) or fix the address, and run again. Nothing was sent.", e);
+    }
+    try {
+      return ShopProducer.send(config.kafka().clientProperties(), records, rate);
+    } catch (IllegalStateException e) {
+      // The records before the failure may be in Kafka: a second run adds a second copy of them, which bronze lands
+      // as they are and silver's sequence guard makes harmless.
+      throw new DependencyUnavailableException(kafka + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static double rate(Arguments args) {
+    String text = args.value("rate").orElse("0");
+    try {
+      double rate = Double.parseDouble(text);
+      if (rate >= 0 && Double.isFinite(rate)) {
+        return rate;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new UsageException("'produce': --rate must be records per second (0 = as fast as possible), got '"
+        + text + "'");
   }
 
   private static long longOption(Arguments args, String name, long fallback) {

@@ -1,5 +1,6 @@
 package io.tributary.launcher;
 
+import io.tributary.common.config.LocalFolders;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.LakehouseSession;
 import org.apache.spark.sql.SparkSession;
@@ -11,6 +12,7 @@ final class Sessions {
   private Sessions() {}
 
   static SparkSession start(TributaryConfig config, String job) {
+    LocalFolders.check(config);
     if (validating) {
       throw new Validated();
     }

@@ -23,31 +23,38 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A bronze process killed with SIGKILL in the middle of its stream, then restarted: no gap, no duplicate. */
+/**
+ * A bronze process killed with SIGKILL in the middle of its stream, and again between a batch's table commit and
+ * Spark's checkpoint commit, then restarted: no gap, no duplicate, and the replayed batch writes no file.
+ */
 @ExtendWith({SharedSpark.class, SharedKafka.class})
 class BronzeCrashIT {
 
   @Test
-  void icebergBronzeKilledTwiceMidStreamConvergesToEveryRecordOnce(SparkSession spark, LocalKafkaBroker broker,
-      @TempDir Path dir) throws Exception {
-    // Small batches so that a kill lands between (or inside) commits: the first after two batches, the second after
-    // six.
-    killTwiceThenCatchUp(spark, broker, dir, 6_000, new long[] {1_000, 3_000},
+  void icebergBronzeKilledMidStreamAndInItsCommitWindowConvergesToEveryRecordOnce(SparkSession spark,
+      LocalKafkaBroker broker, @TempDir Path dir) throws Exception {
+    killTwiceThenCatchUp(spark, broker, dir,
         "tributary.bronze.defaults { max-offsets-per-trigger = 500, trigger = \"100 ms\" }");
   }
 
   @Test
-  void deltaBronzeKilledTwiceMidStreamConvergesToEveryRecordOnce(SparkSession spark, LocalKafkaBroker broker,
-      @TempDir Path dir) throws Exception {
+  void deltaBronzeKilledMidStreamAndInItsCommitWindowConvergesToEveryRecordOnce(SparkSession spark,
+      LocalKafkaBroker broker, @TempDir Path dir) throws Exception {
     // Delta commits take seconds on 2 cores: fewer, larger batches.
-    killTwiceThenCatchUp(spark, broker, dir, 6_000, new long[] {1_000, 3_000},
+    killTwiceThenCatchUp(spark, broker, dir,
         "tributary.bronze { format = delta, defaults { max-offsets-per-trigger = 1000, trigger = \"100 ms\" } }");
   }
 
-  private void killTwiceThenCatchUp(SparkSession spark, LocalKafkaBroker broker, Path dir, int records,
-      long[] killPoints, String settings) throws Exception {
+  /**
+   * Small batches, so that the first kill (once 1,000 rows are in) lands between or inside commits; the second lands
+   * in the window between a batch's table commit and Spark's checkpoint commit (held open for it), which the catch-up
+   * must replay without writing anything.
+   */
+  private void killTwiceThenCatchUp(SparkSession spark, LocalKafkaBroker broker, Path dir, String settings)
+      throws Exception {
     BronzeFixture fixture = new BronzeFixture(broker, dir);
     fixture.createTopics(2, "pageviews");
+    int records = 6_000;
     List<Sent> sent = new ArrayList<>(fixture.sendSimple("pageviews", records, 0));
     String hocon = fixture.hocon(Map.of("pageviews", "pageviews"), settings);
     Path configFile = dir.resolve("lakehouse.conf");
@@ -60,21 +67,29 @@ class BronzeCrashIT {
     String table = fixture.tableName(config, "pageviews");
     Path log = dir.resolve("bronze.log");
 
-    for (long killAfter : killPoints) {
-      Process bronze = ChildProcess.start(log, "bronze", "--config", configFile.toString());
-      await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(500))
-          .until(() -> !bronze.isAlive() || BronzeFixture.rows(spark, table) >= killAfter);
-      assertThat(bronze.isAlive()).as("bronze still running; log:\n%s", ChildProcess.tail(log)).isTrue();
-      bronze.destroyForcibly();
-      assertThat(bronze.waitFor(30, TimeUnit.SECONDS)).isTrue();
-      assertThat(bronze.exitValue()).as("killed by SIGKILL").isEqualTo(137);
-      assertThat(BronzeFixture.rows(spark, table)).as("killed mid-stream").isLessThan(sent.size());
-    }
+    Process bronze = ChildProcess.start(log, "bronze", "--config", configFile.toString());
+    await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(500))
+        .until(() -> !bronze.isAlive() || BronzeFixture.rows(spark, table) >= 1_000);
+    assertThat(bronze.isAlive()).as("bronze still running; log:\n%s", ChildProcess.tail(log)).isTrue();
+    bronze.destroyForcibly();
+    assertThat(bronze.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(bronze.exitValue()).as("killed by SIGKILL").isEqualTo(137);
+
+    // The second run's first batch may be the first run's last one again; the kill lands after its second commit.
+    Process holding = ChildProcess.startHoldingCommitWindows(log, "bronze", "--config", configFile.toString());
+    ChildProcess.killInCommitWindow(holding, log, ChildProcess.commitWindows(log) + 2);
+    long inTable = BronzeFixture.rows(spark, table);
+    assertThat(inTable).as("killed mid-stream").isLessThan(sent.size());
     sent.addAll(fixture.sendSimple("pageviews", 1_000, records));
 
+    long linesBefore = Files.readAllLines(log).size();
     Process catchUp = ChildProcess.start(log, "bronze", "--config", catchUpConfig.toString(), "--once");
     assertThat(catchUp.waitFor(5, TimeUnit.MINUTES)).isTrue();
     assertThat(catchUp.exitValue()).as("log:\n%s", ChildProcess.tail(log)).isZero();
+    List<String> catchUpLog = Files.readAllLines(log);
+    assertThat(catchUpLog.subList((int) linesBefore, catchUpLog.size()))
+        .as("the batch killed in its commit window is replayed, and writes nothing")
+        .anyMatch(line -> line.contains("holds its offsets already (a replay); nothing written"));
 
     BronzeIngestIT.assertLandedExactly(sent, fixture.read(spark, config, "pageviews"));
   }

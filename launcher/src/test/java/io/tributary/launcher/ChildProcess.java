@@ -1,18 +1,57 @@
 package io.tributary.launcher;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.tributary.common.lakehouse.CommitWindowPause;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /** Runs the launcher in a JVM of its own, as bin/tributary or spark-submit would, so a test can kill it for real. */
 final class ChildProcess {
   private ChildProcess() {}
 
   static Process start(Path log, String... args) throws IOException {
-    return start(System.getProperty("java.class.path"), log, args);
+    return start(System.getProperty("java.class.path"), List.of(), log, args);
+  }
+
+  /**
+   * Like {@link #start(Path, String...)}, with every micro-batch holding the window between its table commit and
+   * Spark's checkpoint commit open for a few seconds ({@link CommitWindowPause}), so that a kill lands in it.
+   */
+  static Process startHoldingCommitWindows(Path log, String... args) throws IOException {
+    return start(System.getProperty("java.class.path"), List.of("-D" + CommitWindowPause.PROPERTY + "=4000"), log,
+        args);
+  }
+
+  /** How many commit windows the processes writing this log have opened so far. */
+  static long commitWindows(Path log) throws IOException {
+    if (!Files.exists(log)) {
+      return 0;
+    }
+    try (Stream<String> lines = Files.lines(log)) {
+      return lines.filter(line -> line.contains(CommitWindowPause.MARKER)).count();
+    }
+  }
+
+  /**
+   * Waits (polling, up to three minutes) until the log holds {@code windows} commit windows, then kills the process
+   * with SIGKILL while it holds the last one open.
+   */
+  static void killInCommitWindow(Process process, Path log, long windows) throws Exception {
+    await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(100))
+        .until(() -> !process.isAlive() || commitWindows(log) >= windows);
+    assertThat(process.isAlive()).as("still running; log:\n%s", tail(log)).isTrue();
+    process.destroyForcibly();
+    assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(process.exitValue()).as("killed by SIGKILL").isEqualTo(137);
   }
 
   /** The last 40 lines of a child's log, for a failure message. */
@@ -23,6 +62,11 @@ final class ChildProcess {
 
   /** With a classpath of the caller's choice, e.g. the shaded jar plus only what a Spark distribution has. */
   static Process start(String classpath, Path log, String... args) throws IOException {
+    return start(classpath, List.of(), log, args);
+  }
+
+  private static Process start(String classpath, List<String> properties, Path log, String... args)
+      throws IOException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(Arrays.asList(System.getProperty("test.jvm.flags", "").trim().split("\\s+")));
@@ -31,6 +75,7 @@ final class ChildProcess {
     command.add("-Dspark.ui.enabled=false");
     command.add("-Dspark.driver.bindAddress=127.0.0.1");
     command.add("-Dspark.driver.host=127.0.0.1");
+    command.addAll(properties);
     command.add("-cp");
     command.add(classpath);
     command.add(Tributary.class.getName());

@@ -29,14 +29,15 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A silver process killed with SIGKILL twice in the middle of its streams, then run to the end: every silver table
- * converges to the reference state, and quarantine holds each bad record once.
+ * A silver process killed with SIGKILL in the middle of its streams, and again between a merge's commit and Spark's
+ * checkpoint commit, then run to the end: every silver table converges to the reference state, and quarantine holds
+ * each bad record once.
  */
 @ExtendWith({SharedSpark.class, SharedKafka.class})
 class SilverCrashIT {
 
   @Test
-  void silverKilledTwiceMidStreamConvergesToTheReference(SparkSession spark, LocalKafkaBroker broker,
+  void silverKilledMidStreamAndInItsCommitWindowConvergesToTheReference(SparkSession spark, LocalKafkaBroker broker,
       @TempDir Path dir) throws Exception {
     BronzeFixture fixture = new BronzeFixture(broker, dir);
     List<GeneratedRecord> generated = SilverMergeIT.sendShopStream(fixture, new GeneratorOptions(200, 600, 150,
@@ -63,27 +64,35 @@ class SilverCrashIT {
     Map<Long, List<String>> customers = ShopReference.customers(generated);
     Path log = dir.resolve("silver.log");
 
-    for (long killAfter : new long[] {2, 4}) {
-      Process silver = ChildProcess.start(log, "silver", "--config", configFile.toString());
-      try {
-        await().atMost(Duration.ofMinutes(4)).pollInterval(Duration.ofMillis(500))
-            .until(() -> !silver.isAlive() || commits(spark, lake + ".silver.customers") >= killAfter);
-      } catch (org.awaitility.core.ConditionTimeoutException e) {
-        silver.destroyForcibly();
-        throw new AssertionError("silver made " + commits(spark, lake + ".silver.customers")
-            + " commits; log:\n" + ChildProcess.tail(log), e);
-      }
-      assertThat(silver.isAlive()).as("silver still running; log:\n%s", ChildProcess.tail(log)).isTrue();
+    Process silver = ChildProcess.start(log, "silver", "--config", configFile.toString());
+    try {
+      await().atMost(Duration.ofMinutes(4)).pollInterval(Duration.ofMillis(500))
+          .until(() -> !silver.isAlive() || commits(spark, lake + ".silver.customers") >= 2);
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
       silver.destroyForcibly();
-      assertThat(silver.waitFor(30, TimeUnit.SECONDS)).isTrue();
-      assertThat(silver.exitValue()).as("killed by SIGKILL").isEqualTo(137);
-      assertThat(ShopReference.liveCustomers(spark, lake + ".silver.customers")).as("killed mid-stream")
-          .isNotEqualTo(customers);
+      throw new AssertionError("silver made " + commits(spark, lake + ".silver.customers")
+          + " commits; log:\n" + ChildProcess.tail(log), e);
     }
+    assertThat(silver.isAlive()).as("silver still running; log:\n%s", ChildProcess.tail(log)).isTrue();
+    silver.destroyForcibly();
+    assertThat(silver.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(silver.exitValue()).as("killed by SIGKILL").isEqualTo(137);
 
+    // Then in the window between a merge's commit and Spark's checkpoint commit, two batches into the second run
+    // (its first may be the first run's last one again).
+    Process holding = ChildProcess.startHoldingCommitWindows(log, "silver", "--config", configFile.toString());
+    ChildProcess.killInCommitWindow(holding, log, ChildProcess.commitWindows(log) + 2);
+    assertThat(ShopReference.liveCustomers(spark, lake + ".silver.customers")).as("killed mid-stream")
+        .isNotEqualTo(customers);
+
+    long linesBefore = Files.readAllLines(log).size();
     Process catchUp = ChildProcess.start(log, "silver", "--config", catchUpConfig.toString(), "--once");
     assertThat(catchUp.waitFor(8, TimeUnit.MINUTES)).isTrue();
     assertThat(catchUp.exitValue()).as("log:\n%s", ChildProcess.tail(log)).isZero();
+    List<String> catchUpLog = Files.readAllLines(log);
+    assertThat(catchUpLog.subList((int) linesBefore, catchUpLog.size()))
+        .as("the batch killed in its commit window is replayed, and skipped")
+        .anyMatch(line -> line.contains("is already committed to") && line.contains("skipping its replay"));
 
     assertThat(ShopReference.liveCustomers(spark, lake + ".silver.customers")).isEqualTo(customers);
     assertThat(ShopReference.customerHistory(spark, lake + ".silver.customer_history"))

@@ -236,4 +236,28 @@ class TributaryTest {
         .isEqualTo(Tributary.USAGE);
     assertThat(stderr()).isEqualTo("'produce': --duplicates must be a fraction between 0 and 1, got 2");
   }
+
+  @Test
+  void rejectsARateThatIsNotANumber() {
+    assertThat(new Tributary().run(List.of("produce", "--config", "../conf/application.conf", "--rate", "x")))
+        .isEqualTo(Tributary.USAGE);
+    assertThat(stderr()).isEqualTo("'produce': --rate must be records per second (0 = as fast as possible), got 'x'");
+  }
+
+  @Test
+  void producingWithoutABrokerFailsWithOneLineNamingTheAddress(@TempDir Path dir) throws Exception {
+    Path config = dir.resolve("down.conf");
+    // The client's own timeout short, so that the test does not wait the 30 s a real run gives the broker.
+    Files.writeString(config, """
+        tributary {
+          catalog.warehouse = "%s"
+          kafka { bootstrap-servers = "127.0.0.1:1", options { "default.api.timeout.ms" = 1500 } }
+          checkpoint-location = "%s"
+        }
+        """.formatted(dir.resolve("warehouse"), dir.resolve("checkpoints")));
+    assertThat(new Tributary().run(List.of("produce", "--config", config.toString()))).isEqualTo(Tributary.FAILED);
+    assertThat(stderr().lines()).singleElement().asString()
+        .startsWith("tributary produce: Kafka at 127.0.0.1:1 (tributary.kafka.bootstrap-servers): cannot create topics")
+        .endsWith("; start the broker (bin/tributary kafka start) or fix the address, and run again. Nothing was sent.");
+  }
 }

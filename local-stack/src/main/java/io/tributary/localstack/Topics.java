@@ -36,8 +36,12 @@ public final class Topics {
         }
       }
       awaitLeaders(admin, names);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("cannot create topics " + names + ": " + e.getCause().getMessage(), e);
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("cannot create topics " + names + ": no answer in 30 s", e);
     } catch (Exception e) {
-      throw new IllegalStateException("Cannot create topics " + names + ": " + e.getMessage(), e);
+      throw new IllegalStateException("cannot create topics " + names + ": " + e.getMessage(), e);
     }
   }
 

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.tributary.bronze.BronzeFixture;
-import io.tributary.bronze.BronzeIngestJob;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.testing.SharedSpark;
 import io.tributary.localstack.GeneratedRecord;
@@ -58,9 +57,8 @@ class MaintenanceWhileStreamingIT {
             + "tributary.maintenance.bronze.quiet-for = 0s");
     String lake = config.catalog().name();
 
-    // The bronze tables first: silver refuses to start on a bronze table that does not exist yet, and the bronze job
-    // creates them only after it has checked that Kafka answers.
-    new BronzeIngestJob(spark, config).createTables();
+    // Both started at once on a fresh lakehouse, as a deployment does: bronze creates its tables only after it has
+    // checked that Kafka answers, and continuous silver waits for them.
     BronzeFixture.Running bronze = BronzeFixture.runInBackground(spark, config);
     AtomicReference<Throwable> silverFailure = new AtomicReference<>();
     Thread silver = new Thread(() -> {

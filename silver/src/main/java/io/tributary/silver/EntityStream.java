@@ -1,6 +1,7 @@
 package io.tributary.silver;
 
 import io.tributary.common.config.SilverEntity;
+import io.tributary.common.lakehouse.CommitWindowPause;
 import io.tributary.common.lakehouse.SilverCheckpoints;
 import io.tributary.common.lakehouse.StreamSupervisor;
 import java.util.concurrent.TimeoutException;
@@ -100,7 +101,10 @@ final class EntityStream implements StreamSupervisor.Supervised {
           .queryName(name())
           .option("checkpointLocation", checkpoint)
           .trigger(once ? Trigger.AvailableNow() : Trigger.ProcessingTime(entity.trigger().toMillis()))
-          .foreachBatch((VoidFunction2<Dataset<Row>, Long>) merge::apply)
+          .foreachBatch((VoidFunction2<Dataset<Row>, Long>) (batch, batchId) -> {
+            merge.apply(batch, batchId);
+            CommitWindowPause.hold(name, batchId);
+          })
           .start();
     } catch (TimeoutException e) {
       throw new IllegalStateException(name() + " did not start in time", e);

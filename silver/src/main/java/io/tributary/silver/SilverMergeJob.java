@@ -51,7 +51,7 @@ public final class SilverMergeJob {
     SilverTables.createQuarantineTable(spark, catalog, config.silver().quarantine());
     List<StreamSupervisor.Supervised> streams = new ArrayList<>();
     for (SilverEntity entity : config.silver().entityList()) {
-      prepare(entity, catalog);
+      prepare(entity, catalog, once);
       streams.add(new EntityStream(spark, entity, catalog, quarantine, SilverCheckpoints.configured(config, entity),
           once, "silver-" + entity.name()));
     }
@@ -65,12 +65,43 @@ public final class SilverMergeJob {
       failure -> StreamMovedException.reason(failure).or(() -> CommitConflicts.reason(failure)), MAX_RESTARTS,
       Duration.ofSeconds(2));
 
-  private void prepare(SilverEntity entity, String catalog) {
+  private void prepare(SilverEntity entity, String catalog, boolean once) {
     String bronze = catalog + "." + entity.source();
     if (!spark.catalog().tableExists(bronze)) {
-      throw new IllegalStateException("tributary.silver.entities." + entity.name() + ".source: bronze table " + bronze
-          + " does not exist yet; run bronze first");
+      String missing = "tributary.silver.entities." + entity.name() + ".source: bronze table " + bronze
+          + " does not exist yet";
+      if (once) {
+        throw new IllegalStateException(missing + "; run bronze first");
+      }
+      awaitTable(bronze, missing);
     }
     SilverTables.createEntityTable(spark, catalog, entity);
+  }
+
+  private static final Duration TABLE_POLL = Duration.ofSeconds(2);
+  private static final Duration TABLE_WAIT_LOG_EVERY = Duration.ofMinutes(1);
+
+  /**
+   * A continuous silver started together with bronze on a fresh lakehouse: bronze creates its tables only after it
+   * has reached Kafka, so silver waits for them (saying so once a minute) instead of failing the deployment.
+   */
+  private void awaitTable(String bronze, String missing) {
+    long started = System.nanoTime();
+    long nextLog = started;
+    while (!spark.catalog().tableExists(bronze)) {
+      long now = System.nanoTime();
+      if (now >= nextLog) {
+        LOG.info("{}; waiting for bronze to create it (waited {} s)", missing,
+            Duration.ofNanos(now - started).toSeconds());
+        nextLog = now + TABLE_WAIT_LOG_EVERY.toNanos();
+      }
+      try {
+        Thread.sleep(TABLE_POLL.toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(missing + "; stopped while waiting for it", e);
+      }
+    }
+    LOG.info("bronze table {} exists; starting", bronze);
   }
 }

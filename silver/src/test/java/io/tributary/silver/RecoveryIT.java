@@ -131,7 +131,7 @@ class RecoveryIT {
     int parts = 6;
     send(fixture, generated.subList(0, generated.size() / parts));
 
-    // The bronze table first: silver refuses to start on a bronze table that does not exist yet.
+    // The bronze table first, so that silver's stream starts at once instead of waiting for it.
     new BronzeIngestJob(spark, config).createTables();
     BronzeFixture.Running bronze = BronzeFixture.runInBackground(spark, config);
     AtomicReference<Throwable> silverFailure = new AtomicReference<>();

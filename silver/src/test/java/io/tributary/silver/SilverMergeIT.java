@@ -1,6 +1,7 @@
 package io.tributary.silver;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tributary.bronze.BronzeFixture;
 import io.tributary.bronze.BronzeIngestJob;
@@ -76,6 +77,18 @@ public class SilverMergeIT {
       fixture.send(name, records.stream().filter(r -> r.topic().equals(source))
           .map(r -> new ProducerRecord<>(topic, null, r.timestampMs(), r.key(), r.value())).toList());
     }
+  }
+
+  @Test
+  void onceBeforeBronzeEverRanSaysSoInsteadOfWaiting(SparkSession spark, LocalKafkaBroker broker,
+      @TempDir Path dir) {
+    TributaryConfig config = new BronzeFixture(broker, dir).config(Map.of("customers", "customers"),
+        entities("", 100));
+    // A continuous run waits for the table (MaintenanceWhileStreamingIT starts both at once); a run that is to end
+    // when it has caught up has nothing to wait for.
+    assertThatThrownBy(() -> new SilverMergeJob(spark, config).run(true))
+        .hasMessage("tributary.silver.entities.customer_history.source: bronze table " + config.catalog().name()
+            + ".bronze.customers does not exist yet; run bronze first");
   }
 
   @Test

@@ -76,7 +76,12 @@ public final class Arguments {
           }
           value = args.get(++i);
         }
-        values.put(name, value);
+        String earlier = values.put(name, value);
+        if (earlier != null) {
+          // The last one winning would run a command with a value the user may not have meant.
+          throw new UsageException("'" + command + "': option --" + name + " is given twice ('" + earlier + "' and '"
+              + value + "')");
+        }
       } else if (flagOptions.contains(name)) {
         throw new UsageException("'" + command + "': option --" + name + " takes no value");
       } else {

@@ -61,6 +61,9 @@ public record TributaryConfig(
    * {@code baseDir} rather than the working directory (a notebook's kernel runs in the notebook's folder).
    */
   public static TributaryConfig load(Path file, Config forced, Path baseDir) {
+    if (Files.isDirectory(file)) {
+      throw new InvalidConfigException(List.of("--config: " + file.toAbsolutePath() + " is a folder, not a file"));
+    }
     if (!Files.isRegularFile(file)) {
       throw new InvalidConfigException(List.of("--config: file " + file.toAbsolutePath() + " does not exist"));
     }
@@ -68,7 +71,12 @@ public record TributaryConfig(
     try {
       parsed = ConfigFactory.parseFile(file.toFile(), ConfigParseOptions.defaults().setAllowMissing(false));
     } catch (ConfigException.Parse e) {
-      throw new InvalidConfigException(List.of(file + ": cannot be parsed: " + e.getMessage()));
+      // Typesafe's message starts with the origin ("FILE: LINE: "); said once, as the key-like prefix.
+      String origin = e.origin() == null ? "" : e.origin().description() + ": ";
+      String problem = e.getMessage().startsWith(origin) ? e.getMessage().substring(origin.length()) : e.getMessage();
+      String line = e.origin() == null || e.origin().lineNumber() < 0 ? "" : ", line " + e.origin().lineNumber();
+      throw new InvalidConfigException(List.of("--config: " + file.toAbsolutePath() + line + ": not valid HOCON: "
+          + problem));
     }
     return from(forced.withFallback(parsed), baseDir);
   }
