@@ -95,14 +95,18 @@ final class BenchmarkWorkspace implements AutoCloseable {
     return folder;
   }
 
-  /** Copies the run's *.log files (its processes' output) next to the report before the folder goes. */
+  /** Copies the run's process logs ({@code *.log} in its folder, the broker's) next to the report. */
   void keepLogs() throws IOException {
     Path kept = folder.getParent().resolve(name + "-" + stamp + "-logs");
     Files.createDirectories(kept);
-    try (Stream<Path> files = Files.walk(folder)) {
+    try (Stream<Path> files = Files.list(folder)) {
       for (Path log : files.filter(path -> path.toString().endsWith(".log")).toList()) {
-        Files.copy(log, kept.resolve(folder.relativize(log).toString().replace('/', '-')));
+        Files.copy(log, kept.resolve(log.getFileName()));
       }
+    }
+    Path broker = folder.resolve("kafka").resolve("broker.log");
+    if (Files.exists(broker)) {
+      Files.copy(broker, kept.resolve("kafka-broker.log"));
     }
     System.out.println("Logs kept in " + kept);
   }

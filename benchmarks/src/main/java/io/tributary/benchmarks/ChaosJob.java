@@ -13,17 +13,23 @@ import java.util.stream.Stream;
  * execs the JVM: the process is the job), its output appended to {@code <command>.log} in the run's folder.
  */
 final class ChaosJob {
+  /** The progress log's line for a streaming query that has started (StreamProgressLog). */
+  private static final String STREAM_STARTED = "started (query id";
+
   private final String command;
   private final Path log;
   private final Process process;
   private final long windowsAtStart;
+  private final long streamStartsAtStart;
   private final ChaosBenchmark.Moment moment;
 
-  private ChaosJob(String command, Path log, Process process, long windowsAtStart, ChaosBenchmark.Moment moment) {
+  private ChaosJob(String command, Path log, Process process, long windowsAtStart, long streamStartsAtStart,
+      ChaosBenchmark.Moment moment) {
     this.command = command;
     this.log = log;
     this.process = process;
     this.windowsAtStart = windowsAtStart;
+    this.streamStartsAtStart = streamStartsAtStart;
     this.moment = moment;
   }
 
@@ -31,16 +37,18 @@ final class ChaosJob {
   static ChaosJob start(Path folder, Path config, String bootstrapServers, String command,
       ChaosBenchmark.Moment moment, String... extraArgs) throws IOException {
     Path log = folder.resolve(command + ".log");
-    long windows = commitWindows(log);
+    long windows = count(log, CommitWindowPause.MARKER);
+    long streamStarts = count(log, STREAM_STARTED);
     String[] base = {Path.of("bin", "tributary").toAbsolutePath().toString(), command, "--config", config.toString()};
     String[] args = Stream.concat(Stream.of(base), Stream.of(extraArgs)).toArray(String[]::new);
     ProcessBuilder builder = new ProcessBuilder(args)
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     builder.environment().put("TRIBUTARY_KAFKA_BOOTSTRAP_SERVERS", bootstrapServers);
+    builder.environment().put("TRIBUTARY_SKIP_BUILD", "1");
     builder.environment().put("TRIBUTARY_JAVA_OPTS", "-Xmx2g"
         + (moment == ChaosBenchmark.Moment.COMMIT_WINDOW ? " -D" + CommitWindowPause.PROPERTY + "=3000" : ""));
-    return new ChaosJob(command, log, builder.start(), windows, moment);
+    return new ChaosJob(command, log, builder.start(), windows, streamStarts, moment);
   }
 
   String command() {
@@ -55,10 +63,25 @@ final class ChaosJob {
   boolean awaitCommitWindow(Duration atMost) throws Exception {
     long deadline = System.nanoTime() + atMost.toNanos();
     while (System.nanoTime() < deadline && process.isAlive()) {
-      if (commitWindows(log) > windowsAtStart) {
+      if (count(log, CommitWindowPause.MARKER) > windowsAtStart) {
         return true;
       }
       Thread.sleep(100);
+    }
+    return false;
+  }
+
+  /**
+   * Whether the process has started a streaming query within {@code atMost} (its JVM and session are up): a kill at
+   * a random moment is drawn from the time after that, not from the JVM's start, which would be most of them.
+   */
+  boolean awaitStreaming(Duration atMost) throws Exception {
+    long deadline = System.nanoTime() + atMost.toNanos();
+    while (System.nanoTime() < deadline && process.isAlive()) {
+      if (count(log, STREAM_STARTED) > streamStartsAtStart) {
+        return true;
+      }
+      Thread.sleep(200);
     }
     return false;
   }
@@ -67,6 +90,14 @@ final class ChaosJob {
   void kill() throws InterruptedException {
     process.destroyForcibly();
     process.waitFor(30, TimeUnit.SECONDS);
+  }
+
+  boolean hasExited() {
+    return !process.isAlive();
+  }
+
+  int exitCode() {
+    return process.exitValue();
   }
 
   /** SIGKILL without waiting: for a run that is being stopped. */
@@ -83,12 +114,12 @@ final class ChaosJob {
     return process.exitValue();
   }
 
-  private static long commitWindows(Path log) throws IOException {
+  private static long count(Path log, String text) throws IOException {
     if (!Files.exists(log)) {
       return 0;
     }
     try (Stream<String> lines = Files.lines(log)) {
-      return lines.filter(line -> line.contains(CommitWindowPause.MARKER)).count();
+      return lines.filter(line -> line.contains(text)).count();
     }
   }
 }

@@ -25,7 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A bronze process killed with SIGKILL in the middle of its stream, and again between a batch's table commit and
- * Spark's checkpoint commit, then restarted: no gap, no duplicate, and the replayed batch writes no file.
+ * Spark's checkpoint commit, then restarted; two bronze processes on one checkpoint: no gap, no duplicate, and the
+ * replayed batch writes no file.
  */
 @ExtendWith({SharedSpark.class, SharedKafka.class})
 class BronzeCrashIT {
@@ -43,6 +44,32 @@ class BronzeCrashIT {
     // Delta commits take seconds on 2 cores: fewer, larger batches.
     killTwiceThenCatchUp(spark, broker, dir,
         "tributary.bronze { format = delta, defaults { max-offsets-per-trigger = 1000, trigger = \"100 ms\" } }");
+  }
+
+  @Test
+  void twoBronzeProcessesOnOneCheckpointLandEveryRecordOnce(SparkSession spark, LocalKafkaBroker broker,
+      @TempDir Path dir) throws Exception {
+    // A job started twice by mistake (a scheduler's retry while the first still runs): both plan batches on one
+    // checkpoint and commit to one table.
+    BronzeFixture fixture = new BronzeFixture(broker, dir);
+    fixture.createTopics(2, "clicks");
+    List<Sent> sent = new ArrayList<>(fixture.sendSimple("clicks", 4_000, 0));
+    Path configFile = dir.resolve("lakehouse.conf");
+    Files.writeString(configFile, fixture.hocon(Map.of("clicks", "clicks"),
+        "tributary.bronze.defaults { max-offsets-per-trigger = 400, trigger = \"100 ms\" }"));
+    TributaryConfig config = TributaryConfig.load(configFile);
+    List<Process> twins = List.of(
+        ChildProcess.start(dir.resolve("first.log"), "bronze", "--config", configFile.toString(), "--once"),
+        ChildProcess.start(dir.resolve("second.log"), "bronze", "--config", configFile.toString(), "--once"));
+    for (Process twin : twins) {
+      assertThat(twin.waitFor(5, TimeUnit.MINUTES)).isTrue();
+    }
+    // Each may end either way (Spark refuses a batch the other wrote first); what neither may do is lose or double
+    // a record. Whatever is left, a later run loads.
+    assertThat(twins).as("at least one of them ran to the end").anyMatch(twin -> twin.exitValue() == 0);
+    sent.addAll(fixture.sendSimple("clicks", 500, 4_000));
+    new io.tributary.bronze.BronzeIngestJob(spark, config).run(true);
+    BronzeIngestIT.assertLandedExactly(sent, fixture.read(spark, config, "clicks"));
   }
 
   /**

@@ -68,6 +68,22 @@ class StatusIT {
     assertThat(silverBehind.out()).contains("behind: 25 records in 1 bronze snapshot  STALLED");
     new SilverMergeJob(spark, config).run(true);
     assertThat(status(file, "0s").code()).isEqualTo(Tributary.OK);
+
+    // Kafka does not answer: neither caught up nor behind, a code of its own and one line naming the address.
+    Path down = dir.resolve("kafka-down.conf");
+    Files.writeString(down, hocon + "\ntributary.kafka.bootstrap-servers = \"127.0.0.1:1\"\n");
+    PrintStream originalErr = System.err;
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+    Run unreachable;
+    try {
+      unreachable = status(down, "1h");
+    } finally {
+      System.setErr(originalErr);
+    }
+    assertThat(unreachable.code()).as(unreachable.out()).isEqualTo(Tributary.UNREACHABLE);
+    assertThat(err.toString(StandardCharsets.UTF_8).lines()).singleElement().asString()
+        .startsWith("tributary status: Kafka at 127.0.0.1:1 did not answer within 30 s");
   }
 
   private record Run(int code, String out) {}
