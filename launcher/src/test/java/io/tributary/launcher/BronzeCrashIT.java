@@ -98,9 +98,7 @@ class BronzeCrashIT {
     await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(500))
         .until(() -> !bronze.isAlive() || BronzeFixture.rows(spark, table) >= 1_000);
     assertThat(bronze.isAlive()).as("bronze still running; log:\n%s", ChildProcess.tail(log)).isTrue();
-    bronze.destroyForcibly();
-    assertThat(bronze.waitFor(30, TimeUnit.SECONDS)).isTrue();
-    assertThat(bronze.exitValue()).as("killed by SIGKILL").isEqualTo(137);
+    ChildProcess.kill(bronze);
 
     // The second run's first batch may be the first run's last one again; the kill lands after its second commit.
     Process holding = ChildProcess.startHoldingCommitWindows(log, "bronze", "--config", configFile.toString());
@@ -109,13 +107,9 @@ class BronzeCrashIT {
     assertThat(inTable).as("killed mid-stream").isLessThan(sent.size());
     sent.addAll(fixture.sendSimple("pageviews", 1_000, records));
 
-    long linesBefore = Files.readAllLines(log).size();
-    Process catchUp = ChildProcess.start(log, "bronze", "--config", catchUpConfig.toString(), "--once");
-    assertThat(catchUp.waitFor(5, TimeUnit.MINUTES)).isTrue();
-    assertThat(catchUp.exitValue()).as("log:\n%s", ChildProcess.tail(log)).isZero();
-    List<String> catchUpLog = Files.readAllLines(log);
-    assertThat(catchUpLog.subList((int) linesBefore, catchUpLog.size()))
-        .as("the batch killed in its commit window is replayed, and writes nothing")
+    List<String> catchUp = ChildProcess.runToEnd(log, Duration.ofMinutes(5), "bronze", "--config",
+        catchUpConfig.toString(), "--once");
+    assertThat(catchUp).as("the batch killed in its commit window is replayed, and writes nothing")
         .anyMatch(line -> line.contains("holds its offsets already (a replay); nothing written"));
 
     BronzeIngestIT.assertLandedExactly(sent, fixture.read(spark, config, "pageviews"));

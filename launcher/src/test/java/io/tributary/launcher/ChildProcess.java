@@ -31,6 +31,23 @@ final class ChildProcess {
         args);
   }
 
+  /** Kills the process with SIGKILL and checks that it died of it. */
+  static void kill(Process process) throws InterruptedException {
+    process.destroyForcibly();
+    assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(process.exitValue()).as("killed by SIGKILL").isEqualTo(137);
+  }
+
+  /** Runs a command to its end (it must exit 0 within {@code atMost}); returns the lines it added to the log. */
+  static List<String> runToEnd(Path log, Duration atMost, String... args) throws Exception {
+    long before = Files.exists(log) ? Files.readAllLines(log).size() : 0;
+    Process process = start(log, args);
+    assertThat(process.waitFor(atMost.toMillis(), TimeUnit.MILLISECONDS)).as("ended in time").isTrue();
+    assertThat(process.exitValue()).as("log:\n%s", tail(log)).isZero();
+    List<String> lines = Files.readAllLines(log);
+    return lines.subList((int) before, lines.size());
+  }
+
   /** How many commit windows the processes writing this log have opened so far. */
   static long commitWindows(Path log) throws IOException {
     if (!Files.exists(log)) {
@@ -49,9 +66,7 @@ final class ChildProcess {
     await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(100))
         .until(() -> !process.isAlive() || commitWindows(log) >= windows);
     assertThat(process.isAlive()).as("still running; log:\n%s", tail(log)).isTrue();
-    process.destroyForcibly();
-    assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
-    assertThat(process.exitValue()).as("killed by SIGKILL").isEqualTo(137);
+    kill(process);
   }
 
   /** The last 40 lines of a child's log, for a failure message. */

@@ -20,7 +20,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.spark.Spark3Util;
 import org.apache.spark.sql.SparkSession;
@@ -74,9 +73,7 @@ class SilverCrashIT {
           + " commits; log:\n" + ChildProcess.tail(log), e);
     }
     assertThat(silver.isAlive()).as("silver still running; log:\n%s", ChildProcess.tail(log)).isTrue();
-    silver.destroyForcibly();
-    assertThat(silver.waitFor(30, TimeUnit.SECONDS)).isTrue();
-    assertThat(silver.exitValue()).as("killed by SIGKILL").isEqualTo(137);
+    ChildProcess.kill(silver);
 
     // Then in the window between a merge's commit and Spark's checkpoint commit, two batches into the second run
     // (its first may be the first run's last one again).
@@ -85,13 +82,9 @@ class SilverCrashIT {
     assertThat(ShopReference.liveCustomers(spark, lake + ".silver.customers")).as("killed mid-stream")
         .isNotEqualTo(customers);
 
-    long linesBefore = Files.readAllLines(log).size();
-    Process catchUp = ChildProcess.start(log, "silver", "--config", catchUpConfig.toString(), "--once");
-    assertThat(catchUp.waitFor(8, TimeUnit.MINUTES)).isTrue();
-    assertThat(catchUp.exitValue()).as("log:\n%s", ChildProcess.tail(log)).isZero();
-    List<String> catchUpLog = Files.readAllLines(log);
-    assertThat(catchUpLog.subList((int) linesBefore, catchUpLog.size()))
-        .as("the batch killed in its commit window is replayed, and skipped")
+    List<String> catchUp = ChildProcess.runToEnd(log, Duration.ofMinutes(8), "silver", "--config",
+        catchUpConfig.toString(), "--once");
+    assertThat(catchUp).as("the batch killed in its commit window is replayed, and skipped")
         .anyMatch(line -> line.contains("is already committed to") && line.contains("skipping its replay"));
 
     assertThat(ShopReference.liveCustomers(spark, lake + ".silver.customers")).isEqualTo(customers);

@@ -14,20 +14,22 @@ import org.slf4j.LoggerFactory;
 public final class CommitWindowPause {
   public static final String PROPERTY = "tributary.fault.pause-after-table-commit-ms";
   /** The start of the line logged when the window opens; a test watching the log kills the process on it. */
-  public static final String MARKER = "fault point: committed to the table, checkpoint not yet:";
+  public static final String MARKER = "fault point: batch written, Spark's checkpoint commit not yet:";
 
   private static final Logger LOG = LoggerFactory.getLogger(CommitWindowPause.class);
   private static final Duration PAUSE = Duration.ofMillis(Long.getLong(PROPERTY, 0));
 
   private CommitWindowPause() {}
 
-  /** Called by a foreachBatch body after its table commit returned. */
+  /**
+   * Called when a foreachBatch body has returned: after its table commit, or after nothing at all for a batch with
+   * nothing to write (silver's batch of quarantined records only, say), where a kill is one between batches.
+   */
   public static void hold(String stream, long batchId) throws InterruptedException {
     if (PAUSE.isZero()) {
       return;
     }
-    LOG.warn("{} {} batch {}; holding {} ms before Spark's checkpoint commit", MARKER, stream, batchId,
-        PAUSE.toMillis());
+    LOG.warn("{} {} batch {}; holding it {} ms", MARKER, stream, batchId, PAUSE.toMillis());
     Thread.sleep(PAUSE.toMillis());
   }
 }
