@@ -5,6 +5,7 @@ import io.tributary.common.config.InvalidConfigException;
 import io.tributary.common.config.OnDataLoss;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.LakehouseSession;
+import io.tributary.common.lakehouse.StorageFull;
 import io.tributary.common.lakehouse.StreamProgressLog;
 import io.tributary.common.lakehouse.StreamSupervisor;
 import io.tributary.common.lakehouse.Tables;
@@ -207,6 +208,11 @@ public final class BronzeIngestJob {
 
   /** A stream that failed because Kafka deleted records under it gets the same precise message as at start. */
   private RuntimeException explain(BronzeSource source, StreamingQueryException failure) {
+    Optional<io.tributary.common.lakehouse.DependencyUnavailableException> full =
+        StorageFull.explain("bronze-" + source.name(), failure, config);
+    if (full.isPresent()) {
+      return full.get();
+    }
     if (RetryableFailure.isKafkaUnavailable(failure)) {
       return new io.tributary.common.lakehouse.DependencyUnavailableException("bronze-" + source.name() + ": Kafka at "
           + config.kafka().bootstrapServers() + " did not answer through " + MAX_RESTARTS + " restarts (about 3"

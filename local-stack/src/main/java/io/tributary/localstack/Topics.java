@@ -9,6 +9,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /**
  * Creates topics on a broker and returns once every partition of them has a leader; creating one that exists is not
@@ -52,11 +53,7 @@ public final class Topics {
   private static void awaitLeaders(Admin admin, List<String> names) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (true) {
-      Map<String, TopicDescription> described = admin.describeTopics(names).allTopicNames().get(30, TimeUnit.SECONDS);
-      boolean ready = described.values().stream()
-          .flatMap(topic -> topic.partitions().stream())
-          .allMatch(partition -> partition.leader() != null && !partition.leader().isEmpty());
-      if (ready) {
+      if (leadersKnown(admin, names)) {
         return;
       }
       if (System.nanoTime() > deadline) {
@@ -64,5 +61,20 @@ public final class Topics {
       }
       Thread.sleep(100);
     }
+  }
+
+  private static boolean leadersKnown(Admin admin, List<String> names) throws Exception {
+    Map<String, TopicDescription> described;
+    try {
+      described = admin.describeTopics(names).allTopicNames().get(30, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+        return false; // the broker has not applied the new topic to its metadata yet (seen in a full test run)
+      }
+      throw e;
+    }
+    return described.values().stream()
+        .flatMap(topic -> topic.partitions().stream())
+        .allMatch(partition -> partition.leader() != null && !partition.leader().isEmpty());
   }
 }

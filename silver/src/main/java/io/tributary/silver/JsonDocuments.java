@@ -24,8 +24,14 @@ final class JsonDocuments {
 
   private JsonDocuments() {}
 
-  static void register(SparkSession spark) {
-    spark.udf().register(FUNCTION, (UDF1<byte[], String>) JsonDocuments::problem, DataTypes.StringType);
+  /**
+   * Registers the function unless the session has it: a stream's session is a clone that inherits it, and
+   * registering it again makes Spark log a warning per stream start that a user cannot act on.
+   */
+  static synchronized void register(SparkSession spark) {
+    if (!spark.catalog().functionExists(FUNCTION)) {
+      spark.udf().register(FUNCTION, (UDF1<byte[], String>) JsonDocuments::problem, DataTypes.StringType);
+    }
   }
 
   /** Null when {@code value} is one JSON document (surrounding whitespace allowed), else why it is not. */

@@ -6,6 +6,7 @@ import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.CommitConflicts;
 import io.tributary.common.lakehouse.LakehouseSession;
 import io.tributary.common.lakehouse.SilverCheckpoints;
+import io.tributary.common.lakehouse.StorageFull;
 import io.tributary.common.lakehouse.StreamProgressLog;
 import io.tributary.common.lakehouse.StreamSupervisor;
 import java.time.Duration;
@@ -55,7 +56,11 @@ public final class SilverMergeJob {
       streams.add(new EntityStream(spark, entity, catalog, quarantine, SilverCheckpoints.configured(config, entity),
           once, "silver-" + entity.name()));
     }
-    new StreamSupervisor(spark, RESTARTS).run(streams, once);
+    try {
+      new StreamSupervisor(spark, RESTARTS).run(streams, once);
+    } catch (RuntimeException failure) {
+      throw StorageFull.explain("silver", failure, config).<RuntimeException>map(full -> full).orElse(failure);
+    }
   }
 
   private static final int MAX_RESTARTS = 10;

@@ -4,11 +4,9 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The config's folders on the local file system (warehouse, Delta warehouse, checkpoints), checked before a job
@@ -20,37 +18,44 @@ public final class LocalFolders {
 
   /** Throws {@link InvalidConfigException} naming each key whose folder cannot be created or written. */
   public static void check(TributaryConfig config) {
-    Map<String, String> locations = new LinkedHashMap<>();
-    locations.put("tributary.catalog.warehouse", config.catalog().warehouse());
-    locations.put("tributary.catalog.delta-warehouse", config.catalog().deltaWarehouse());
-    locations.put("tributary.checkpoint-location", config.checkpointLocation());
     List<String> problems = new ArrayList<>();
-    // The Delta warehouse defaults to a folder of the warehouse: one problem with both is reported once.
-    Set<Path> failed = new HashSet<>();
-    locations.forEach((key, location) -> {
-      Path folder = localPath(location);
-      if (folder == null) {
-        return;
-      }
+    of(config).forEach((key, folder) -> {
       Path existing = folder;
       while (existing.getParent() != null && !Files.exists(existing)) {
         existing = existing.getParent();
       }
-      if (failed.contains(existing)) {
-        return;
-      }
       if (!Files.isDirectory(existing)) {
-        failed.add(existing);
         problems.add(key + ": " + (existing.equals(folder) ? folder + " is a file, not a folder"
             : "cannot create the folder " + folder + ": " + existing + " is a file"));
       } else if (!Files.isWritable(existing)) {
-        failed.add(existing);
         problems.add(key + ": " + (existing.equals(folder) ? "cannot write in " + folder
             : "cannot create the folder " + folder + ": cannot write in " + existing));
       }
     });
     if (!problems.isEmpty()) {
       throw new InvalidConfigException(problems);
+    }
+  }
+
+  /**
+   * The config's folders on the local file system, by the key that sets them; the Delta warehouse only when it is
+   * set apart from its default inside the warehouse.
+   */
+  public static Map<String, Path> of(TributaryConfig config) {
+    Map<String, Path> folders = new LinkedHashMap<>();
+    put(folders, "tributary.catalog.warehouse", config.catalog().warehouse());
+    String warehouse = config.catalog().warehouse();
+    if (warehouse == null || !config.catalog().deltaWarehouse().equals(warehouse + "/_delta")) {
+      put(folders, "tributary.catalog.delta-warehouse", config.catalog().deltaWarehouse());
+    }
+    put(folders, "tributary.checkpoint-location", config.checkpointLocation());
+    return folders;
+  }
+
+  private static void put(Map<String, Path> folders, String key, String location) {
+    Path path = localPath(location);
+    if (path != null) {
+      folders.put(key, path);
     }
   }
 

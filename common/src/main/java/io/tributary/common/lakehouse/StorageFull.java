@@ -1,0 +1,64 @@
+package io.tributary.common.lakehouse;
+
+import io.tributary.common.config.LocalFolders;
+import io.tributary.common.config.TributaryConfig;
+import java.io.IOException;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A batch that failed because a file system is full. Spark reports it deep inside a task failure (Hadoop's
+ * {@code FSError: java.io.IOException: No space left on device}, without the path); this names the config's local
+ * folders with their free space, in one line.
+ */
+public final class StorageFull {
+  private static final String SIGN = "No space left on device";
+  private static final double MIB = 1024 * 1024;
+
+  private StorageFull() {}
+
+  /** The failure in one line, if a full file system caused it. */
+  public static Optional<DependencyUnavailableException> explain(String stream, Throwable failure,
+      TributaryConfig config) {
+    if (!causedBy(failure)) {
+      return Optional.empty();
+    }
+    List<String> folders = new ArrayList<>();
+    LocalFolders.of(config).forEach((key, path) -> folders.add(key + " " + path + ": " + free(path)));
+    return Optional.of(new DependencyUnavailableException(stream + ": no space left on device ("
+        + (folders.isEmpty() ? "the lakehouse is not on the local disk; see the storage's own limits"
+            : String.join("; ", folders))
+        + "). The batch was not committed and nothing was skipped: free space and run again, and the batch is"
+        + " written then.", failure));
+  }
+
+  static boolean causedBy(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause.getMessage() != null && cause.getMessage().contains(SIGN)) {
+        return true;
+      }
+      if (cause.getCause() == cause) {
+        break;
+      }
+    }
+    return false;
+  }
+
+  /** The free space of the file system the folder is (or would be) on. */
+  private static String free(Path folder) {
+    Path existing = folder;
+    while (existing.getParent() != null && !Files.exists(existing)) {
+      existing = existing.getParent();
+    }
+    try {
+      FileStore store = Files.getFileStore(existing);
+      return String.format("%,.1f MiB free of %,.0f MiB", store.getUsableSpace() / MIB, store.getTotalSpace() / MIB);
+    } catch (IOException e) {
+      return "free space unknown (" + e.getMessage() + ")";
+    }
+  }
+}

@@ -1,0 +1,152 @@
+package io.tributary.silver;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.tributary.bronze.BronzeFixture;
+import io.tributary.bronze.BronzeIngestJob;
+import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.DependencyUnavailableException;
+import io.tributary.common.testing.SharedSpark;
+import io.tributary.localstack.GeneratedRecord;
+import io.tributary.localstack.GeneratorOptions;
+import io.tributary.localstack.LocalKafkaBroker;
+import io.tributary.localstack.ShopEventGenerator;
+import io.tributary.localstack.testing.SharedKafka;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The warehouse's file system full during a bronze and a silver batch: each run fails with one line naming the
+ * folders and their free space, commits nothing, and once space is freed the next runs load every record once and
+ * silver equals the reference. The warehouse is a small tmpfs mounted by the test (root is needed, as CI has it;
+ * elsewhere the test is skipped and says why).
+ */
+@ExtendWith({SharedSpark.class, SharedKafka.class})
+class DiskFullIT {
+
+  @Test
+  void aFullWarehouseFailsTheBatchInOneLineAndTheNextRunsLoseNothing(SparkSession spark, LocalKafkaBroker broker,
+      @TempDir Path dir) throws Exception {
+    Path warehouse = Files.createDirectories(dir.resolve("warehouse"));
+    mount(warehouse);
+    try {
+      BronzeFixture fixture = new BronzeFixture(broker, dir);
+      fixture.createTopics(2, "customers", "orders");
+      // Orders only (one entity, one stream each way): what is tested is the failure and the recovery, not merging.
+      List<GeneratedRecord> generated = new ArrayList<>();
+      ShopEventGenerator.records(new GeneratorOptions(300, 0, 50, 0.3, 0.05, 0.02, false,
+          Instant.now().minus(Duration.ofHours(2)), Duration.ofHours(1), 31)).forEachRemaining(record -> {
+            if (record.topic().equals(GeneratorOptions.ORDERS_TOPIC)) {
+              generated.add(record);
+            }
+          });
+      TributaryConfig config = fixture.config(Map.of("orders", "orders"), "tributary.silver.entities.orders {"
+          + " source = bronze.orders, decoder = json, key = [order_id], sequence = [seq], event-time-field ="
+          + " event_time, table = silver.orders, schema = \"" + SilverMergeIT.ORDER_SCHEMA + "\" }");
+      String lake = config.catalog().name();
+      int half = generated.size() / 2;
+      int threeQuarters = generated.size() * 3 / 4;
+      SilverMergeIT.send(fixture, generated.subList(0, half));
+      new BronzeIngestJob(spark, config).run(true);
+      new SilverMergeJob(spark, config).run(true);
+
+      // Silver's next batch meets a full disk: bronze has the rest, silver cannot write it.
+      SilverMergeIT.send(fixture, generated.subList(half, threeQuarters));
+      new BronzeIngestJob(spark, config).run(true);
+      List<String> silverTables = List.of(lake + ".silver.orders", lake + ".silver.quarantine");
+      List<Long> before = currentSnapshots(spark, silverTables);
+      Path ballast = fill(warehouse);
+      assertFullDiskMessage(() -> new SilverMergeJob(spark, config).run(true), "silver", warehouse, dir);
+      assertThat(currentSnapshots(spark, silverTables)).as("nothing committed").isEqualTo(before);
+
+      // So does bronze's: the last quarter cannot be landed yet.
+      long bronzeRows = rows(spark, lake + ".bronze.orders");
+      SilverMergeIT.send(fixture, generated.subList(threeQuarters, generated.size()));
+      assertFullDiskMessage(() -> new BronzeIngestJob(spark, config).run(true), "bronze-orders", warehouse, dir);
+      assertThat(rows(spark, lake + ".bronze.orders")).as("nothing committed").isEqualTo(bronzeRows);
+
+      Files.delete(ballast);
+      new BronzeIngestJob(spark, config).run(true);
+      new SilverMergeJob(spark, config).run(true);
+      assertThat(spark.sql("SELECT count(*), count(DISTINCT topic, partition, offset) FROM " + lake
+          + ".bronze.orders").first().toString()).isEqualTo("[" + generated.size() + "," + generated.size() + "]");
+      assertThat(ShopReference.orders(spark, lake + ".silver.orders")).isEqualTo(ShopReference.orders(generated));
+      assertThat(SilverMergeIT.quarantined(spark, lake + ".silver.quarantine").get("orders"))
+          .isEqualTo(SilverMergeIT.malformed(generated, GeneratorOptions.ORDERS_TOPIC));
+    } finally {
+      run("umount", "-l", warehouse.toString());
+    }
+  }
+
+  private static void assertFullDiskMessage(org.assertj.core.api.ThrowableAssert.ThrowingCallable job,
+      String stream, Path warehouse, Path dir) {
+    assertThatThrownBy(job)
+        .isInstanceOf(DependencyUnavailableException.class)
+        .hasMessageStartingWith(stream)
+        .hasMessageContaining(": no space left on device (tributary.catalog.warehouse " + warehouse + ": ")
+        .hasMessageContaining(" MiB free of 16 MiB; tributary.checkpoint-location " + dir.resolve("checkpoints") + ": ")
+        .hasMessageEndingWith("). The batch was not committed and nothing was skipped: free space and run again,"
+            + " and the batch is written then.")
+        .satisfies(failure -> assertThat(failure.getMessage()).doesNotContain("\n"));
+  }
+
+  private static long rows(SparkSession spark, String table) {
+    return spark.table(table).count();
+  }
+
+  private static List<Long> currentSnapshots(SparkSession spark, List<String> tables) throws Exception {
+    List<Long> snapshots = new ArrayList<>();
+    for (String table : tables) {
+      org.apache.iceberg.Snapshot current = org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark, table)
+          .currentSnapshot();
+      snapshots.add(current == null ? -1 : current.snapshotId());
+    }
+    return snapshots;
+  }
+
+  private static void mount(Path folder) throws Exception {
+    Run mounted = run("mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", folder.toString());
+    Assumptions.assumeTrue(mounted.exit() == 0, "cannot mount a tmpfs here (" + mounted.output().strip()
+        + "): a full disk is not tested on this machine");
+  }
+
+  /** Writes a file until the file system has no space left; returns it. */
+  private static Path fill(Path folder) throws IOException {
+    Path ballast = folder.resolve("ballast");
+    byte[] chunk = new byte[64 * 1024];
+    try (OutputStream out = Files.newOutputStream(ballast)) {
+      while (true) {
+        out.write(chunk);
+      }
+    } catch (IOException full) {
+      assertThat(full.getMessage()).contains("No space left on device");
+    }
+    return ballast;
+  }
+
+  private record Run(int exit, String output) {}
+
+  private static Run run(String... command) throws Exception {
+    try {
+      Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+      String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      return new Run(process.waitFor(), output);
+    } catch (IOException notThere) {
+      return new Run(-1, notThere.getMessage());
+    }
+  }
+}
