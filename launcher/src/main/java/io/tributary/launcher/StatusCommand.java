@@ -6,12 +6,14 @@ import io.tributary.common.cli.UsageException;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.DependencyUnavailableException;
 import io.tributary.common.lakehouse.LakehouseSession;
+import io.tributary.common.lakehouse.StorageReachability;
 import io.tributary.common.lakehouse.StreamState;
 import io.tributary.silver.SilverStatus;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.spark.sql.SparkSession;
 
@@ -27,7 +29,7 @@ final class StatusCommand implements Command {
 
   @Override
   public String usage() {
-    return "--config FILE [--max-idle 15m]   are the bronze and silver streams alive and caught up? (exit 1 if not, 3 if Kafka does not answer)";
+    return "--config FILE [--max-idle 15m]   are the bronze and silver streams alive and caught up? (exit 1 if not, 3 if Kafka or the lakehouse's storage does not answer)";
   }
 
   @Override
@@ -40,13 +42,24 @@ final class StatusCommand implements Command {
     List<StreamState> states;
     try {
       states = new ArrayList<>(BronzeStatus.of(config, spark.sparkContext().hadoopConfiguration()));
+      if (!config.silver().entities().isEmpty()) {
+        states.addAll(SilverStatus.of(spark, config));
+      }
     } catch (DependencyUnavailableException e) {
       // Not "a stream is behind" (exit 1): a scheduler's next step differs, so the code does too.
       System.err.println("tributary status: " + e.getMessage());
       return Tributary.UNREACHABLE;
-    }
-    if (!config.silver().entities().isEmpty()) {
-      states.addAll(SilverStatus.of(spark, config));
+    } catch (RuntimeException e) {
+      Optional<String> unreachable = StorageReachability.unreachable(e);
+      if (unreachable.isEmpty()) {
+        throw e;
+      }
+      System.err.println("tributary status: the lakehouse's storage or catalog did not answer (tributary.catalog: "
+          + config.catalog().type().name().toLowerCase(java.util.Locale.ROOT) + " at "
+          + Optional.ofNullable(config.catalog().warehouse()).orElse("its configured address")
+          + "; tributary.checkpoint-location " + config.checkpointLocation() + "): " + unreachable.get()
+          + ". Nothing was read; run again once it answers.");
+      return Tributary.UNREACHABLE;
     }
     Instant now = Instant.now();
     states.forEach(state -> System.out.println(state.describe(now, maxIdle)));

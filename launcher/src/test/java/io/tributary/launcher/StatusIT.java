@@ -84,6 +84,31 @@ class StatusIT {
     assertThat(unreachable.code()).as(unreachable.out()).isEqualTo(Tributary.UNREACHABLE);
     assertThat(err.toString(StandardCharsets.UTF_8).lines()).singleElement().asString()
         .startsWith("tributary status: Kafka at 127.0.0.1:1 did not answer within 30 s");
+
+    // The warehouse's storage does not answer (an HDFS name node that is down): the same code, one line naming it.
+    int closed;
+    try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+      closed = socket.getLocalPort();
+    }
+    Path storageDown = dir.resolve("storage-down.conf");
+    // A catalog name of its own: a session keeps the settings of a catalog it has used.
+    Files.writeString(storageDown, hocon + "\ntributary.catalog.name = down" + closed
+        + "\ntributary.catalog.warehouse = \"hdfs://127.0.0.1:" + closed
+        + "/warehouse\"\ntributary.catalog.properties { \"hadoop.ipc.client.connect.max.retries\" = \"0\" }\n");
+    ByteArrayOutputStream storageErr = new ByteArrayOutputStream();
+    System.setErr(new PrintStream(storageErr, true, StandardCharsets.UTF_8));
+    Run storageUnreachable;
+    try {
+      storageUnreachable = status(storageDown, "1h");
+    } finally {
+      System.setErr(originalErr);
+    }
+    assertThat(storageUnreachable.code()).as(storageErr.toString(StandardCharsets.UTF_8))
+        .isEqualTo(Tributary.UNREACHABLE);
+    assertThat(storageErr.toString(StandardCharsets.UTF_8).lines()).singleElement().asString()
+        .startsWith("tributary status: the lakehouse's storage or catalog did not answer (tributary.catalog: hadoop at"
+            + " hdfs://127.0.0.1:" + closed + "/warehouse; tributary.checkpoint-location ")
+        .contains("ConnectException: ");
   }
 
   private record Run(int code, String out) {}
