@@ -72,17 +72,9 @@ class StatusIT {
     // Kafka does not answer: neither caught up nor behind, a code of its own and one line naming the address.
     Path down = dir.resolve("kafka-down.conf");
     Files.writeString(down, hocon + "\ntributary.kafka.bootstrap-servers = \"127.0.0.1:1\"\n");
-    PrintStream originalErr = System.err;
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-    Run unreachable;
-    try {
-      unreachable = status(down, "1h");
-    } finally {
-      System.setErr(originalErr);
-    }
-    assertThat(unreachable.code()).as(unreachable.out()).isEqualTo(Tributary.UNREACHABLE);
-    assertThat(err.toString(StandardCharsets.UTF_8).lines()).singleElement().asString()
+    Run unreachable = status(down, "1h");
+    assertThat(unreachable.code()).as(unreachable.err()).isEqualTo(Tributary.UNREACHABLE);
+    assertThat(unreachable.err().lines()).singleElement().asString()
         .startsWith("tributary status: Kafka at 127.0.0.1:1 did not answer within 30 s");
 
     // The warehouse's storage does not answer (an HDFS name node that is down): the same code, one line naming it.
@@ -95,33 +87,29 @@ class StatusIT {
     Files.writeString(storageDown, hocon + "\ntributary.catalog.name = down" + closed
         + "\ntributary.catalog.warehouse = \"hdfs://127.0.0.1:" + closed
         + "/warehouse\"\ntributary.catalog.properties { \"hadoop.ipc.client.connect.max.retries\" = \"0\" }\n");
-    ByteArrayOutputStream storageErr = new ByteArrayOutputStream();
-    System.setErr(new PrintStream(storageErr, true, StandardCharsets.UTF_8));
-    Run storageUnreachable;
-    try {
-      storageUnreachable = status(storageDown, "1h");
-    } finally {
-      System.setErr(originalErr);
-    }
-    assertThat(storageUnreachable.code()).as(storageErr.toString(StandardCharsets.UTF_8))
-        .isEqualTo(Tributary.UNREACHABLE);
-    assertThat(storageErr.toString(StandardCharsets.UTF_8).lines()).singleElement().asString()
+    Run storageUnreachable = status(storageDown, "1h");
+    assertThat(storageUnreachable.code()).as(storageUnreachable.err()).isEqualTo(Tributary.UNREACHABLE);
+    assertThat(storageUnreachable.err().lines()).singleElement().asString()
         .startsWith("tributary status: the lakehouse's storage or catalog did not answer (tributary.catalog: hadoop at"
             + " hdfs://127.0.0.1:" + closed + "/warehouse; tributary.checkpoint-location ")
         .contains("ConnectException: ");
   }
 
-  private record Run(int code, String out) {}
+  private record Run(int code, String out, String err) {}
 
   private static Run status(Path config, String maxIdle) {
-    PrintStream original = System.out;
-    ByteArrayOutputStream captured = new ByteArrayOutputStream();
-    System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+    PrintStream originalOut = System.out;
+    PrintStream originalErr = System.err;
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
     try {
       int code = new Tributary().run(List.of("status", "--config", config.toString(), "--max-idle", maxIdle));
-      return new Run(code, captured.toString(StandardCharsets.UTF_8));
+      return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     } finally {
-      System.setOut(original);
+      System.setOut(originalOut);
+      System.setErr(originalErr);
     }
   }
 }
