@@ -269,7 +269,6 @@ public final class ChaosBenchmark {
             rows, distinct));
       }
     }
-    spark.sql("REFRESH TABLE lake.silver.customers");
     Map<String, Boolean> silver = new TreeMap<>();
     silver.put("silver.customers = replay of the changes",
         ShopReference.liveCustomers(spark, "lake.silver.customers").equals(ShopReference.customers(generated)));

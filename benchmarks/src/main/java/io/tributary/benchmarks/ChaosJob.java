@@ -61,14 +61,7 @@ final class ChaosJob {
 
   /** Whether the process opened a commit window within {@code atMost}; it is then holding it open. */
   boolean awaitCommitWindow(Duration atMost) throws Exception {
-    long deadline = System.nanoTime() + atMost.toNanos();
-    while (System.nanoTime() < deadline && process.isAlive()) {
-      if (count(log, CommitWindowPause.MARKER) > windowsAtStart) {
-        return true;
-      }
-      Thread.sleep(100);
-    }
-    return false;
+    return awaitMoreLines(CommitWindowPause.MARKER, windowsAtStart, atMost);
   }
 
   /**
@@ -76,12 +69,17 @@ final class ChaosJob {
    * a random moment is drawn from the time after that, not from the JVM's start, which would be most of them.
    */
   boolean awaitStreaming(Duration atMost) throws Exception {
+    return awaitMoreLines(STREAM_STARTED, streamStartsAtStart, atMost);
+  }
+
+  /** Whether the log holds more lines with {@code text} than {@code atStart} before the deadline or the exit. */
+  private boolean awaitMoreLines(String text, long atStart, Duration atMost) throws Exception {
     long deadline = System.nanoTime() + atMost.toNanos();
     while (System.nanoTime() < deadline && process.isAlive()) {
-      if (count(log, STREAM_STARTED) > streamStartsAtStart) {
+      if (count(log, text) > atStart) {
         return true;
       }
-      Thread.sleep(200);
+      Thread.sleep(100);
     }
     return false;
   }

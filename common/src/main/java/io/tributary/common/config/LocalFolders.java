@@ -20,10 +20,7 @@ public final class LocalFolders {
   public static void check(TributaryConfig config) {
     List<String> problems = new ArrayList<>();
     of(config).forEach((key, folder) -> {
-      Path existing = folder;
-      while (existing.getParent() != null && !Files.exists(existing)) {
-        existing = existing.getParent();
-      }
+      Path existing = nearestExisting(folder);
       if (!Files.isDirectory(existing)) {
         problems.add(key + ": " + (existing.equals(folder) ? folder + " is a file, not a folder"
             : "cannot create the folder " + folder + ": " + existing + " is a file"));
@@ -57,6 +54,15 @@ public final class LocalFolders {
     if (path != null) {
       folders.put(key, path);
     }
+  }
+
+  /** The folder itself if it exists, else its nearest ancestor that does: where it would be created. */
+  public static Path nearestExisting(Path folder) {
+    Path existing = folder;
+    while (existing.getParent() != null && !Files.exists(existing)) {
+      existing = existing.getParent();
+    }
+    return existing;
   }
 
   /** The path of a location without a scheme or with {@code file:}; null for any other file system. */

@@ -50,12 +50,8 @@ public final class StorageFull {
 
   /** The free space of the file system the folder is (or would be) on. */
   private static String free(Path folder) {
-    Path existing = folder;
-    while (existing.getParent() != null && !Files.exists(existing)) {
-      existing = existing.getParent();
-    }
     try {
-      FileStore store = Files.getFileStore(existing);
+      FileStore store = Files.getFileStore(LocalFolders.nearestExisting(folder));
       return String.format("%,.1f MiB free of %,.0f MiB", store.getUsableSpace() / MIB, store.getTotalSpace() / MIB);
     } catch (IOException e) {
       return "free space unknown (" + e.getMessage() + ")";
