@@ -2,6 +2,7 @@ package io.tributary.bronze;
 
 import io.tributary.common.config.BronzeSource;
 import io.tributary.common.config.KafkaConfig;
+import io.tributary.common.lakehouse.PlannedBatchHold;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,10 +22,13 @@ import org.slf4j.LoggerFactory;
  * one commit that records where the table now ends ({@link BatchPlan}). A batch replayed after a crash, or planned
  * again over a longer range after its checkpoint files were lost, writes only the records the table lacks: none for a
  * replay, and a replay writes no file at all, so no committed file is ever written again. A batch that starts past
- * the table's end also loads the records in between from Kafka.
+ * the table's end also loads the records in between from Kafka. The commit is conditional on the table state the
+ * batch was planned on: when another writer commits first, the batch is planned again on the new state.
  */
 final class BronzeBatchWriter {
   private static final Logger LOG = LoggerFactory.getLogger(BronzeBatchWriter.class);
+  /** Attempts of one batch when other writers keep committing first. */
+  private static final int MAX_ATTEMPTS = 5;
 
   private final String name;
   private final BronzeSource source;
@@ -55,11 +59,33 @@ final class BronzeBatchWriter {
     SparkSession spark = batch.sparkSession();
     KafkaOffsets end = checkpoint.endOf(batchId).orElseThrow(() -> new IllegalStateException(name + ": the"
         + " checkpoint has no offsets for batch " + batchId + ", which Spark writes before running it"));
-    BatchPlan plan = BatchPlan.of(commits.loaded(), checkpoint.startOf(batchId), end);
-    if (!plan.hasNewRange()) {
-      LOG.info("{} batch {}: {} holds its offsets already (a replay); nothing written", name, batchId, table);
-      return;
+    KafkaOffsets start = checkpoint.startOf(batchId);
+    for (int attempt = 1; ; attempt++) {
+      BronzeCommits.TableEnd tableEnd = commits.end();
+      BatchPlan plan = BatchPlan.of(tableEnd.offsets(), start, end);
+      if (!plan.hasNewRange()) {
+        LOG.info("{} batch {}: {} holds its offsets already (a replay); nothing written", name, batchId, table);
+        return;
+      }
+      Dataset<Row> rows = rowsToWrite(spark, batch, batchId, plan);
+      PlannedBatchHold.hold(name, batchId);
+      if (commits.appendIfUnchangedSince(tableEnd, rows, BronzeCommits.summary(plan, queryId(spark), batchId))) {
+        return;
+      }
+      if (attempt == MAX_ATTEMPTS) {
+        throw new IllegalStateException(name + " batch " + batchId + ": other writers committed to " + table
+            + " while each of " + MAX_ATTEMPTS + " attempts to write this batch ran; is another bronze job on the"
+            + " same table running?");
+      }
+      LOG.warn("{} batch {}: another writer committed to {} while this batch was written (a second bronze job on"
+          + " the same table?); nothing of this attempt was committed, planning the batch again", name, batchId,
+          table);
     }
+  }
+
+  /** The batch's records the table lacks, and the records of any gap before the batch. */
+  private Dataset<Row> rowsToWrite(SparkSession spark, Dataset<Row> batch, long batchId, BatchPlan plan)
+      throws Exception {
     Dataset<Row> rows = batch;
     if (!plan.dropBelow().isEmpty()) {
       LOG.warn("{} batch {} starts before the end of {} (a replay, or a checkpoint behind its table); loading only"
@@ -75,7 +101,7 @@ final class BronzeBatchWriter {
         rows = rows.unionByName(records(spark, gaps));
       }
     }
-    commits.append(rows, BronzeCommits.summary(plan, queryId(spark), batchId));
+    return rows;
   }
 
   private static String queryId(SparkSession spark) {

@@ -8,7 +8,9 @@ import org.apache.spark.sql.SparkSession;
 
 /**
  * A bronze table as the record of what has been loaded from Kafka: every commit of the stream carries the end offsets
- * (exclusive) the table holds after it, in Iceberg's snapshot summary or Delta's commit metadata.
+ * (exclusive) the table holds after it, in Iceberg's snapshot summary or Delta's commit metadata. A batch is planned
+ * on the table's state ({@link #end()}) and committed only if no other stream commit has landed since that state, so
+ * two processes writing one table (a job started twice) never both load one range.
  */
 interface BronzeCommits {
   /** The summary / commit-metadata key of the end offsets, in Spark's JSON of offsets per partition. */
@@ -25,11 +27,34 @@ interface BronzeCommits {
     };
   }
 
-  /** The end offsets the table records; for a table written before bronze recorded them, read off its rows. */
-  KafkaOffsets loaded();
+  /**
+   * The end offsets the table records (for a table written before bronze recorded them, read off its rows) and the
+   * table version they were read at.
+   */
+  TableEnd end();
 
-  /** Appends the rows in one commit that records {@code loadedAfter} and the batch's coordinates. */
-  void append(Dataset<Row> rows, Map<String, String> summary);
+  /** The end offsets the table records. */
+  default KafkaOffsets loaded() {
+    return end().offsets();
+  }
+
+  /**
+   * Appends the rows in one commit that records the batch's offsets and coordinates, if no other stream commit has
+   * landed since {@code basedOn}.
+   *
+   * @return whether the rows were committed; {@code false} when another writer committed first and the batch must
+   *     be planned again on the table's new state
+   */
+  boolean appendIfUnchangedSince(TableEnd basedOn, Dataset<Row> rows, Map<String, String> summary);
+
+  /**
+   * The table's state a batch is planned on.
+   *
+   * @param offsets the end offsets (exclusive) the table holds
+   * @param version the table version they were read at (Iceberg's snapshot id, Delta's table version); null for a
+   *     table with no commit yet
+   */
+  record TableEnd(KafkaOffsets offsets, Long version) {}
 
   /** The commit metadata of a batch. */
   static Map<String, String> summary(BatchPlan plan, String queryId, long batchId) {

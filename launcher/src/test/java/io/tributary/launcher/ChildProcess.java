@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.tributary.common.lakehouse.CommitWindowPause;
+import io.tributary.common.lakehouse.PlannedBatchHold;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,6 +32,15 @@ final class ChildProcess {
         args);
   }
 
+  /**
+   * Like {@link #start(Path, String...)}, with every micro-batch held between deciding what to write and its table
+   * commit while {@code release} exists ({@link PlannedBatchHold}).
+   */
+  static Process startHoldingBeforeTableCommit(Path log, Path release, String... args) throws IOException {
+    return start(System.getProperty("java.class.path"), List.of("-D" + PlannedBatchHold.PROPERTY + "=" + release),
+        log, args);
+  }
+
   /** Kills the process with SIGKILL and checks that it died of it. */
   static void kill(Process process) throws InterruptedException {
     process.destroyForcibly();
@@ -50,11 +60,16 @@ final class ChildProcess {
 
   /** How many commit windows the processes writing this log have opened so far. */
   static long commitWindows(Path log) throws IOException {
+    return count(log, CommitWindowPause.MARKER);
+  }
+
+  /** How many lines of the log contain the text. */
+  static long count(Path log, String text) throws IOException {
     if (!Files.exists(log)) {
       return 0;
     }
     try (Stream<String> lines = Files.lines(log)) {
-      return lines.filter(line -> line.contains(CommitWindowPause.MARKER)).count();
+      return lines.filter(line -> line.contains(text)).count();
     }
   }
 
