@@ -3,6 +3,7 @@ package io.tributary.launcher;
 import io.tributary.common.cli.Arguments;
 import io.tributary.common.cli.UsageException;
 import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.StorageFull;
 import io.tributary.gold.GoldJob;
 import io.tributary.gold.Interval;
 import java.util.List;
@@ -35,8 +36,13 @@ final class GoldCommand implements Command {
     }
     TributaryConfig config = ConfigOption.load(args);
     checkModels(config, args.value("select"), args.flag("downstream"));
-    new GoldJob(Sessions.start(config, name()), config).run(args.value("select"), args.flag("downstream"), interval,
-        args.flag("full-refresh"), args.flag("dry-run"), System.out);
+    try {
+      new GoldJob(Sessions.start(config, name()), config).run(args.value("select"), args.flag("downstream"),
+          interval, args.flag("full-refresh"), args.flag("dry-run"), System.out);
+    } catch (RuntimeException failure) {
+      throw StorageFull.explain("gold", failure, config, StorageFull.GOLD_RUN)
+          .<RuntimeException>map(full -> full).orElse(failure);
+    }
     return Tributary.OK;
   }
 

@@ -3,6 +3,7 @@ package io.tributary.launcher;
 import io.tributary.common.cli.Arguments;
 import io.tributary.common.cli.UsageException;
 import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.StorageFull;
 import io.tributary.maintenance.MaintenanceJob;
 import io.tributary.maintenance.Operation;
 import java.util.Arrays;
@@ -33,7 +34,12 @@ final class MaintainCommand implements Command {
         new UsageException("'maintain': --operation must be one of " + String.join(", ",
             Arrays.stream(Operation.values()).map(Operation::cliName).toList()) + "; got '" + text + "'")));
     TributaryConfig config = ConfigOption.load(args);
-    new MaintenanceJob(Sessions.start(config, name()), config).run(args.value("table"), operation, System.out);
+    try {
+      new MaintenanceJob(Sessions.start(config, name()), config).run(args.value("table"), operation, System.out);
+    } catch (RuntimeException failure) {
+      throw StorageFull.explain("maintain", failure, config, StorageFull.MAINTENANCE)
+          .<RuntimeException>map(full -> full).orElse(failure);
+    }
     return Tributary.OK;
   }
 }

@@ -11,20 +11,20 @@ import org.apache.spark.sql.SparkSession;
 
 /**
  * Compacts an Iceberg table's small data files (and files with many deleted rows) into files of the target size,
- * committing every few file groups (partial progress), so that a commit conflict with a stream loses little work.
+ * committing every few file groups (partial progress), so that a commit conflict with a stream loses little work. A
+ * group whose new files cannot be written (a full disk, a missing input file) fails the operation with the cause,
+ * where Iceberg's partial progress would only log it and report the group as not rewritten.
  */
 final class RewriteDataFiles {
   /**
    * @param rewrittenFiles data files replaced
    * @param addedFiles data files written
    * @param rewrittenBytes bytes read and rewritten
-   * @param failedFiles data files of file groups whose commit failed (left as they were)
    */
-  record Result(int rewrittenFiles, int addedFiles, long rewrittenBytes, int failedFiles) {
+  record Result(int rewrittenFiles, int addedFiles, long rewrittenBytes) {
     String describe() {
-      return rewrittenFiles == 0 ? "nothing to rewrite" : String.format("%,d files -> %,d files (%s rewritten)%s",
-          rewrittenFiles, addedFiles, TableHealth.bytes(rewrittenBytes),
-          failedFiles == 0 ? "" : ", " + failedFiles + " files left for the next run after commit conflicts");
+      return rewrittenFiles == 0 ? "nothing to rewrite" : String.format("%,d files -> %,d files (%s rewritten)",
+          rewrittenFiles, addedFiles, TableHealth.bytes(rewrittenBytes));
     }
   }
 
@@ -82,8 +82,17 @@ final class RewriteDataFiles {
       sortBy.forEach(column -> order.asc(column, NullOrder.NULLS_FIRST));
       action.sort(order.build());
     }
-    org.apache.iceberg.actions.RewriteDataFiles.Result result = action.execute();
-    return new Result(result.rewrittenDataFilesCount(), result.addedDataFilesCount(), result.rewrittenBytesCount(),
-        result.failedDataFilesCount());
+    try (JobFailures jobs = JobFailures.watch(spark)) {
+      org.apache.iceberg.actions.RewriteDataFiles.Result result = action.execute();
+      if (result.failedDataFilesCount() > 0) {
+        // Not a commit conflict (those leave groups uncommitted, not failed): writing a group's files failed.
+        throw new IllegalStateException("rewrite-data-files of " + table.name() + ": "
+            + result.rewriteFailures().size() + " file group(s) of " + result.failedDataFilesCount() + " data files"
+            + " could not be rewritten and were left as they were" + jobs.first().map(cause -> " ("
+            + cause.getMessage().lines().findFirst().orElse("") + ")").orElse(""), jobs.first().orElse(null));
+      }
+      return new Result(result.rewrittenDataFilesCount(), result.addedDataFilesCount(),
+          result.rewrittenBytesCount());
+    }
   }
 }

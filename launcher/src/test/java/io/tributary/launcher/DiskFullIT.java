@@ -1,4 +1,4 @@
-package io.tributary.silver;
+package io.tributary.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -7,12 +7,16 @@ import io.tributary.bronze.BronzeFixture;
 import io.tributary.bronze.BronzeIngestJob;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.DependencyUnavailableException;
+import io.tributary.common.lakehouse.StorageFull;
 import io.tributary.common.testing.SharedSpark;
 import io.tributary.localstack.GeneratedRecord;
 import io.tributary.localstack.GeneratorOptions;
 import io.tributary.localstack.LocalKafkaBroker;
 import io.tributary.localstack.ShopEventGenerator;
 import io.tributary.localstack.testing.SharedKafka;
+import io.tributary.silver.ShopReference;
+import io.tributary.silver.SilverMergeIT;
+import io.tributary.silver.SilverMergeJob;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -30,16 +34,17 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The warehouse's file system full during a bronze and a silver batch: each run fails with one line naming the
- * folders and their free space, commits nothing, and once space is freed the next runs load every record once and
- * silver equals the reference. The warehouse is a small tmpfs mounted by the test (root is needed, as CI has it;
- * elsewhere the test is skipped and says why).
+ * The warehouse's file system full during a bronze and a silver batch, a gold run and a compaction: each fails with
+ * one line naming the folders and their free space, commits nothing, and once space is freed the next runs load every
+ * record once, silver equals the reference, gold equals its query over silver and compaction keeps every row. The
+ * warehouse is a small tmpfs mounted by the test (root is needed, as CI has it; elsewhere the test is skipped and
+ * says why). One mount and one lakehouse serve every layer.
  */
 @ExtendWith({SharedSpark.class, SharedKafka.class})
 class DiskFullIT {
 
   @Test
-  void aFullWarehouseFailsTheBatchInOneLineAndTheNextRunsLoseNothing(SparkSession spark, LocalKafkaBroker broker,
+  void aFullWarehouseFailsEachLayerInOneLineAndTheNextRunsLoseNothing(SparkSession spark, LocalKafkaBroker broker,
       @TempDir Path dir) throws Exception {
     Path warehouse = Files.createDirectories(dir.resolve("warehouse"));
     mount(warehouse);
@@ -54,9 +59,18 @@ class DiskFullIT {
               generated.add(record);
             }
           });
-      TributaryConfig config = fixture.config(Map.of("orders", "orders"), "tributary.silver.entities.orders {"
+      Path models = Files.createDirectories(dir.resolve("models"));
+      Files.writeString(models.resolve("orders_by_status.sql"), "-- materialized: table\n"
+          + "SELECT status, count(*) AS orders FROM {{ source('silver.orders') }} WHERE NOT _is_deleted"
+          + " GROUP BY status\n");
+      Path configFile = dir.resolve("lakehouse.conf");
+      Files.writeString(configFile, fixture.hocon(Map.of("orders", "orders"), "tributary.silver.entities.orders {"
           + " source = bronze.orders, decoder = json, key = [order_id], sequence = [seq], event-time-field ="
-          + " event_time, table = silver.orders, schema = \"" + SilverMergeIT.ORDER_SCHEMA + "\" }");
+          + " event_time, table = silver.orders, schema = \"" + SilverMergeIT.ORDER_SCHEMA + "\" }\n"
+          + "tributary.gold { models = \"" + models + "\", namespace = gold }\n"
+          // Compacted at once, not after bronze's partitions have been quiet for an hour.
+          + "tributary.maintenance.bronze.quiet-for = 0s"));
+      TributaryConfig config = TributaryConfig.load(configFile);
       String lake = config.catalog().name();
       int half = generated.size() / 2;
       int threeQuarters = generated.size() * 3 / 4;
@@ -87,6 +101,34 @@ class DiskFullIT {
       assertThat(ShopReference.orders(spark, lake + ".silver.orders")).isEqualTo(ShopReference.orders(generated));
       assertThat(SilverMergeIT.quarantined(spark, lake + ".silver.quarantine").get("orders"))
           .isEqualTo(SilverMergeIT.malformed(generated, GeneratorOptions.ORDERS_TOPIC));
+
+      // Gold: the model's table is never half made.
+      String date = java.time.LocalDate.now(java.time.ZoneOffset.UTC).toString();
+      ballast = fill(warehouse);
+      assertFullDiskLine(cli("gold", "--config", configFile.toString(), "--date", date), "gold", warehouse, dir,
+          StorageFull.GOLD_RUN);
+      assertThat(spark.catalog().tableExists(lake + ".gold.orders_by_status")).as("nothing committed").isFalse();
+      Files.delete(ballast);
+      assertThat(cli("gold", "--config", configFile.toString(), "--date", date).code()).isZero();
+      assertThat(spark.sql("SELECT status, orders FROM " + lake + ".gold.orders_by_status ORDER BY status")
+          .collectAsList().toString()).isEqualTo(spark.sql("SELECT status, count(*) FROM " + lake + ".silver.orders"
+              + " WHERE NOT _is_deleted GROUP BY status ORDER BY status").collectAsList().toString());
+
+      // Maintenance: bronze's small files (one run per quarter) compacted on a full disk, then with space.
+      List<Long> bronzeBefore = currentSnapshots(spark, List.of(lake + ".bronze.orders"));
+      ballast = fill(warehouse);
+      assertFullDiskLine(cli("maintain", "--config", configFile.toString(), "--table", "bronze.orders",
+          "--operation", "rewrite-data-files"), "maintain", warehouse, dir, StorageFull.MAINTENANCE);
+      assertThat(currentSnapshots(spark, List.of(lake + ".bronze.orders"))).as("nothing committed")
+          .isEqualTo(bronzeBefore);
+      Files.delete(ballast);
+      Cli compacted = cli("maintain", "--config", configFile.toString(), "--table", "bronze.orders", "--operation",
+          "rewrite-data-files");
+      assertThat(compacted.code()).as(compacted.out()).isZero();
+      assertThat(currentSnapshots(spark, List.of(lake + ".bronze.orders"))).as("compacted")
+          .isNotEqualTo(bronzeBefore);
+      assertThat(spark.sql("SELECT count(*), count(DISTINCT topic, partition, offset) FROM " + lake
+          + ".bronze.orders").first().toString()).isEqualTo("[" + generated.size() + "," + generated.size() + "]");
     } finally {
       run("umount", "-l", warehouse.toString());
     }
@@ -102,6 +144,35 @@ class DiskFullIT {
         .hasMessageEndingWith("). The batch was not committed and nothing was skipped: free space and run again,"
             + " and the batch is written then.")
         .satisfies(failure -> assertThat(failure.getMessage()).doesNotContain("\n"));
+  }
+
+  private record Cli(int code, String out, String err) {}
+
+  /** Runs a command in this JVM as bin/tributary would, capturing what it prints. */
+  private static Cli cli(String... args) {
+    java.io.PrintStream originalOut = System.out;
+    java.io.PrintStream originalErr = System.err;
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+    System.setOut(new java.io.PrintStream(out, true, StandardCharsets.UTF_8));
+    System.setErr(new java.io.PrintStream(err, true, StandardCharsets.UTF_8));
+    try {
+      int code = new Tributary().run(List.of(args));
+      return new Cli(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    } finally {
+      System.setOut(originalOut);
+      System.setErr(originalErr);
+    }
+  }
+
+  /** Exit 1 and one line on stderr: the command, the folders with their free space, what was left and what to do. */
+  private static void assertFullDiskLine(Cli run, String job, Path warehouse, Path dir, String consequence) {
+    assertThat(run.code()).as("stdout:\n%s\nstderr:\n%s", run.out(), run.err()).isEqualTo(1);
+    assertThat(run.err().strip()).as("one line").doesNotContain("\n")
+        .startsWith("tributary " + job + ": " + job + ": no space left on device (tributary.catalog.warehouse "
+            + warehouse + ": ")
+        .contains(" MiB free of 16 MiB; tributary.checkpoint-location " + dir.resolve("checkpoints") + ": ")
+        .endsWith("). " + consequence);
   }
 
   private static long rows(SparkSession spark, String table) {
