@@ -1,5 +1,6 @@
 package io.tributary.silver;
 
+import io.tributary.common.config.SchemaRegistryConfig;
 import io.tributary.common.config.SilverEntity;
 import io.tributary.common.config.SilverEntity.SchemaEvolution;
 import io.tributary.common.lakehouse.LocalCheckpoints;
@@ -33,15 +34,16 @@ final class CdcMerge {
   private final String configuredCheckpoint;
 
   /**
+   * @param registry where an Avro decoder fetches writer schemas
    * @param checkpoint the checkpoint of the stream applying the batches
    * @param configuredCheckpoint the entity's checkpoint in config, which owns a table that names none
    */
-  CdcMerge(SilverEntity entity, String silverTable, String quarantineTable, String checkpoint,
-      String configuredCheckpoint) {
+  CdcMerge(SilverEntity entity, SchemaRegistryConfig registry, String silverTable, String quarantineTable,
+      String checkpoint, String configuredCheckpoint) {
     this.entity = entity;
     this.silverTable = silverTable;
     this.quarantineTable = quarantineTable;
-    this.decoder = ChangeDecoder.of(entity);
+    this.decoder = ChangeDecoder.of(entity, () -> new SchemaRegistryClient(registry));
     this.checkpoint = checkpoint;
     this.configuredCheckpoint = configuredCheckpoint;
   }

@@ -17,9 +17,11 @@ interface ChangeDecoder {
    */
   Dataset<Row> envelopes(Dataset<Row> bronze);
 
-  static ChangeDecoder of(SilverEntity entity) {
+  /** @param registry where Avro writer schemas come from (used by the Avro decoders only) */
+  static ChangeDecoder of(SilverEntity entity, java.util.function.Supplier<SchemaRegistryClient> registry) {
     return switch (entity.decoder()) {
       case DEBEZIUM_JSON -> new DebeziumJsonDecoder(entity.sequence());
+      case DEBEZIUM_AVRO -> new DebeziumAvroDecoder(entity.sequence(), registry.get());
       case JSON -> new JsonEventDecoder(entity.sequence(), entity.opField(), entity.deleteOps(),
           entity.eventTimeField());
     };

@@ -1,5 +1,6 @@
 package io.tributary.silver;
 
+import io.tributary.common.config.SchemaRegistryConfig;
 import io.tributary.common.config.SilverEntity;
 import io.tributary.common.lakehouse.CommitWindowPause;
 import io.tributary.common.lakehouse.SilverCheckpoints;
@@ -33,18 +34,21 @@ final class EntityStream implements StreamSupervisor.Supervised {
   private final String configuredCheckpoint;
   private final boolean once;
   private final String name;
+  private final SchemaRegistryConfig registry;
   private boolean started;
 
   /**
    * @param entity the entity, with the table this stream writes
+   * @param registry where an Avro decoder fetches writer schemas
    * @param catalog the catalog of bronze, silver and quarantine
    * @param quarantine the quarantine table's SQL name
    * @param configuredCheckpoint the checkpoint of a table that names none
    * @param once stop when caught up
    * @param name the query's name (unique among the session's active queries)
    */
-  EntityStream(SparkSession spark, SilverEntity entity, String catalog, String quarantine,
-      String configuredCheckpoint, boolean once, String name) {
+  EntityStream(SparkSession spark, SilverEntity entity, SchemaRegistryConfig registry, String catalog,
+      String quarantine, String configuredCheckpoint, boolean once, String name) {
+    this.registry = registry;
     this.name = name;
     this.spark = spark;
     this.entity = entity;
@@ -77,7 +81,7 @@ final class EntityStream implements StreamSupervisor.Supervised {
           + " new content. Start the silver job again with the current config.");
     }
     String checkpoint = silverTable.properties().getOrDefault(SilverCheckpoints.PROPERTY, configuredCheckpoint);
-    CdcMerge merge = new CdcMerge(entity, silver, quarantine, checkpoint, configuredCheckpoint);
+    CdcMerge merge = new CdcMerge(entity, registry, silver, quarantine, checkpoint, configuredCheckpoint);
     CheckpointFiles files = new CheckpointFiles(checkpoint, spark.sparkContext().hadoopConfiguration());
     Table bronzeTable = load(bronze);
     InitialLoad.runIfNew(spark, files, bronzeTable, bronze, merge, name());

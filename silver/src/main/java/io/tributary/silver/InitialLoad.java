@@ -1,5 +1,6 @@
 package io.tributary.silver;
 
+import io.tributary.common.lakehouse.DependencyUnavailableException;
 import java.util.OptionalLong;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotSummary;
@@ -65,6 +66,8 @@ final class InitialLoad {
     Dataset<Row> rows = spark.sql("SELECT * FROM " + bronzeName + " VERSION AS OF " + snapshot.snapshotId());
     try {
       merge.apply(rows, streamId, BATCH_ID);
+    } catch (DependencyUnavailableException e) {
+      throw e; // one line for the operator, as from a streamed batch
     } catch (Exception e) {
       throw new IllegalStateException(streamName + ": the initial load from " + bronzeName + " failed: "
           + e.getMessage(), e);

@@ -53,8 +53,8 @@ public final class SilverMergeJob {
     List<StreamSupervisor.Supervised> streams = new ArrayList<>();
     for (SilverEntity entity : config.silver().entityList()) {
       prepare(entity, catalog, once);
-      streams.add(new EntityStream(spark, entity, catalog, quarantine, SilverCheckpoints.configured(config, entity),
-          once, "silver-" + entity.name()));
+      streams.add(new EntityStream(spark, entity, config.schemaRegistry(), catalog, quarantine,
+          SilverCheckpoints.configured(config, entity), once, "silver-" + entity.name()));
     }
     try {
       new StreamSupervisor(spark, RESTARTS).run(streams, once);
@@ -65,9 +65,13 @@ public final class SilverMergeJob {
 
   private static final int MAX_RESTARTS = 10;
 
-  /** A lost commit, or a table switched to another checkpoint under the stream (a rebuild, a rollback). */
+  /**
+   * A lost commit, a table switched to another checkpoint under the stream (a rebuild, a rollback), or a schema
+   * registry that did not answer.
+   */
   static final StreamSupervisor.RestartPolicy RESTARTS = new StreamSupervisor.RestartPolicy(
-      failure -> StreamMovedException.reason(failure).or(() -> CommitConflicts.reason(failure)), MAX_RESTARTS,
+      failure -> StreamMovedException.reason(failure).or(() -> CommitConflicts.reason(failure))
+          .or(() -> SchemaRegistryClient.RegistryUnavailableException.reason(failure)), MAX_RESTARTS,
       Duration.ofSeconds(2));
 
   private void prepare(SilverEntity entity, String catalog, boolean once) {

@@ -188,8 +188,9 @@ public final class SilverRebuild {
   }
 
   private void catchUp(SilverEntity shadowEntity, String catalog, String shadowQuarantine, String checkpoint) {
-    new StreamSupervisor(spark, SilverMergeJob.RESTARTS).run(List.of(new EntityStream(spark, shadowEntity, catalog,
-        shadowQuarantine, checkpoint, true, "silver-" + shadowEntity.name() + "-rebuild")), true);
+    new StreamSupervisor(spark, SilverMergeJob.RESTARTS).run(List.of(new EntityStream(spark, shadowEntity,
+        config.schemaRegistry(), catalog, shadowQuarantine, checkpoint, true,
+        "silver-" + shadowEntity.name() + "-rebuild")), true);
   }
 
   private record Validation(List<String> report, List<String> problems) {}

@@ -67,7 +67,7 @@ class CdcMergeIT {
     SilverTables.createEntityTable(spark, catalog, entity);
     SilverTables.createQuarantineTable(spark, catalog, config.silver().quarantine());
     String checkpoint = io.tributary.common.lakehouse.SilverCheckpoints.configured(config, entity);
-    return new CdcMerge(entity, catalog + ".silver." + table, catalog + ".silver.quarantine", checkpoint, checkpoint);
+    return new CdcMerge(entity, config.schemaRegistry(), catalog + ".silver." + table, catalog + ".silver.quarantine", checkpoint, checkpoint);
   }
 
   /** A Debezium change whose image holds {@code fields} besides the id; its source time is lsn seconds. */

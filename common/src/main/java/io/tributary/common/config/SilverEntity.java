@@ -14,7 +14,8 @@ import org.apache.spark.sql.types.StructType;
  * @param decoder how a bronze record becomes a change
  * @param key the primary key columns (in {@code schema})
  * @param sequence the paths, in the decoded record, of the fields that order a key's changes (compared in turn;
- *     then the Kafka partition and offset); empty means the latest record in Kafka wins
+ *     then the Kafka partition and offset); empty means the latest record in Kafka wins for {@link Decoder#JSON},
+ *     and each connector's own position (from {@code source.connector}) for {@link Decoder#DEBEZIUM_JSON}
  * @param opField for {@link Decoder#JSON}: the field naming the operation; absent means every event is an upsert
  * @param deleteOps for {@link Decoder#JSON}: values of {@code opField} that delete the key
  * @param eventTimeField for {@link Decoder#JSON}: the field holding the change's time; absent means the Kafka
@@ -58,8 +59,18 @@ public record SilverEntity(
   public enum Decoder {
     /** Debezium's JSON envelope (JSON converter), with or without the schema/payload wrapper. */
     DEBEZIUM_JSON,
+    /**
+     * Debezium's envelope in Avro, in the Confluent wire format (byte 0, a 4-byte schema id, Avro binary), with the
+     * writer schemas fetched by id from {@code tributary.schema-registry}.
+     */
+    DEBEZIUM_AVRO,
     /** Plain JSON events, one per entity version: upserts, or deletes named by an op field. */
-    JSON
+    JSON;
+
+    /** Whether records are Debezium change events (their envelope names op, time and source position). */
+    public boolean isDebezium() {
+      return this == DEBEZIUM_JSON || this == DEBEZIUM_AVRO;
+    }
   }
 
   public enum DeleteMode {
@@ -89,8 +100,8 @@ public record SilverEntity(
       "event-time-field", "schema", "table", "buckets", "delete-mode", "history", "schema-evolution", "trigger",
       "max-rows-per-trigger", "max-quarantine-ratio");
 
-  /** Debezium orders a key's changes by the log position of the source database. */
-  private static final List<String> DEBEZIUM_SEQUENCE = List.of("source.lsn");
+  /** A Debezium entity without {@code sequence}: each connector's own position orders the changes. */
+  private static final List<String> CONNECTOR_ORDER = List.of();
 
   static SilverEntity read(String name, ConfigReader reader) {
     reader.rejectUnknownKeys(KEYS);
@@ -112,20 +123,20 @@ public record SilverEntity(
     }
     Decoder decoder = reader.oneOf("decoder", Decoder.class);
     List<String> sequence = reader.optionalStringList("sequence");
-    if (sequence == null && decoder == Decoder.DEBEZIUM_JSON) {
-      sequence = DEBEZIUM_SEQUENCE;
+    if (sequence == null && decoder.isDebezium()) {
+      sequence = CONNECTOR_ORDER;
+    } else if (sequence != null && sequence.isEmpty() && decoder.isDebezium()) {
+      reader.problem("sequence", "must name at least one envelope field for a Debezium decoder, e.g."
+          + " [\"source.lsn\"], or be left out to order changes by each connector's own position");
     } else if (sequence == null && decoder == Decoder.JSON) {
       reader.problem("sequence", "is missing: name the event's version field(s), e.g. [\"seq\"], or set [] to let"
           + " the latest record in Kafka win");
       sequence = List.of();
     }
-    if (sequence.isEmpty() && decoder == Decoder.DEBEZIUM_JSON) {
-      reader.problem("sequence", "must name at least one envelope field for debezium-json, e.g. [\"source.lsn\"]");
-    }
     Optional<String> opField = reader.optionalString("op-field");
     Optional<String> eventTimeField = reader.optionalString("event-time-field");
     List<String> deleteOps = reader.optionalStringList("delete-ops");
-    if (decoder == Decoder.DEBEZIUM_JSON) {
+    if (decoder.isDebezium()) {
       for (String jsonOnly : List.of("op-field", "delete-ops", "event-time-field")) {
         if (reader.has(jsonOnly)) {
           reader.problem(jsonOnly, "applies to decoder = json only; Debezium's envelope names its op and time");
@@ -137,7 +148,7 @@ public record SilverEntity(
     }
     DeleteMode deleteMode = reader.oneOf("delete-mode", DeleteMode.class);
     History history = reader.oneOf("history", History.class);
-    if (history == History.SCD2 && sequence.isEmpty()) {
+    if (history == History.SCD2 && sequence.isEmpty() && decoder == Decoder.JSON) {
       reader.problem("sequence", "must name the field(s) that order versions when history = scd2; [] cannot order"
           + " a key's history");
     }

@@ -29,6 +29,7 @@ import java.util.Set;
  * @param silver the transform layer: entities merged into current-state tables
  * @param gold the SQL models built from silver (and from each other) per data interval
  * @param maintenance how each table is compacted, expired and cleaned
+ * @param schemaRegistry where the Avro decoders fetch writer schemas
  */
 public record TributaryConfig(
     String appName,
@@ -39,12 +40,13 @@ public record TributaryConfig(
     BronzeConfig bronze,
     SilverConfig silver,
     GoldConfig gold,
-    MaintenanceConfig maintenance) {
+    MaintenanceConfig maintenance,
+    SchemaRegistryConfig schemaRegistry) {
 
   static final String ROOT = "tributary";
   static final Set<String> KEYS =
       Set.of("app-name", "catalog", "kafka", "checkpoint-location", "spark", "bronze", "silver", "gold",
-      "maintenance");
+      "maintenance", "schema-registry");
 
   /** Loads and validates a config file; throws {@link InvalidConfigException} naming every bad key. */
   public static TributaryConfig load(Path file) {
@@ -127,7 +129,16 @@ public record TributaryConfig(
           silver,
           gold,
           MaintenanceConfig.read(root.child("maintenance"), layered.getConfig(ROOT + ".maintenance"),
-              table -> layerOf(table, bronze, silver, gold)));
+              table -> layerOf(table, bronze, silver, gold)),
+          SchemaRegistryConfig.read(root.child("schema-registry")));
+      if (config.schemaRegistry().url().isEmpty()) {
+        for (SilverEntity entity : silver.entityList()) {
+          if (entity.decoder() == SilverEntity.Decoder.DEBEZIUM_AVRO) {
+            root.problem("schema-registry.url", "is missing: entity '" + entity.name() + "' (decoder debezium-avro)"
+                + " fetches its writer schemas from the registry");
+          }
+        }
+      }
       if (config.bronze().format() == TableFormat.DELTA && config.catalog().deltaWarehouse() == null) {
         root.problem("catalog.delta-warehouse", "is missing: Delta tables need it when the catalog has no warehouse");
       }

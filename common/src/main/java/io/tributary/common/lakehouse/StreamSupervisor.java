@@ -55,11 +55,11 @@ public final class StreamSupervisor {
 
   public void run(List<? extends Supervised> streams, boolean once) {
     List<StreamingQuery> queries = new ArrayList<>();
+    int[] restarts = new int[streams.size()];
     try {
-      for (Supervised stream : streams) {
-        queries.add(stream.start());
+      for (int i = 0; i < streams.size(); i++) {
+        queries.add(start(streams.get(i), restarts, i));
       }
-      int[] restarts = new int[queries.size()];
       boolean[] done = new boolean[queries.size()];
       while (true) {
         if (queries.stream().anyMatch(query -> query != null)) {
@@ -115,8 +115,16 @@ public final class StreamSupervisor {
    * while the stream checks its offsets) counts as one more restart in a row.
    */
   private StreamingQuery restart(Supervised stream, int[] restarts, int index) {
+    pause(policy.backoff().multipliedBy(restarts[index]));
+    return start(stream, restarts, index);
+  }
+
+  /**
+   * Starts a stream; a start that fails for a retryable reason (a service its first batch needs still down) is
+   * tried again after a growing pause, each try counting as a restart in a row.
+   */
+  private StreamingQuery start(Supervised stream, int[] restarts, int index) {
     while (true) {
-      pause(policy.backoff().multipliedBy(restarts[index]));
       try {
         return stream.start();
       } catch (RuntimeException failed) {
@@ -127,6 +135,7 @@ public final class StreamSupervisor {
         restarts[index]++;
         LOG.warn("{} could not start ({}); trying again ({} of {})", stream.name(), reason.get(), restarts[index],
             policy.maxRestartsInARow());
+        pause(policy.backoff().multipliedBy(restarts[index]));
       }
     }
   }

@@ -314,6 +314,34 @@ class TributaryConfigTest {
   }
 
   @Test
+  void aDebeziumEntityWithoutSequenceOrdersByItsConnectorAndAnAvroOneNeedsARegistry() {
+    String people = "tributary.silver.entities.people { source = bronze.people, table = silver.people,"
+        + " key = [id], schema = \"id BIGINT\", ";
+    // Left out: each connector's own position (an empty list the decoders read as that), also for history.
+    assertThat(parse(with(people + "history = scd2 }")).silver().entities().get("people").sequence()).isEmpty();
+    assertThat(parse(with(people + "sequence = [source.scn] }")).silver().entities().get("people").sequence())
+        .containsExactly("source.scn");
+    assertRejected(with(people + "sequence = [] }"),
+        "tributary.silver.entities.people.sequence: must name at least one envelope field for a Debezium decoder,"
+            + " e.g. [\"source.lsn\"], or be left out to order changes by each connector's own position");
+    assertRejected(with(people + "decoder = debezium-avro }"),
+        "tributary.schema-registry.url: is missing: entity 'people' (decoder debezium-avro) fetches its writer"
+            + " schemas from the registry");
+
+    TributaryConfig avro = parse(with(people + "decoder = debezium-avro }\n"
+        + "tributary.schema-registry { url = \"https://registry:8081\", username = tributary, password = pw-9f3 }"));
+    assertThat(avro.schemaRegistry().url()).contains("https://registry:8081");
+    assertThat(avro.schemaRegistry().timeout()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(avro.schemaRegistry().toString()).contains("username=tributary").doesNotContain("pw-9f3");
+    assertRejected(with("tributary.schema-registry { url = \"registry:8081\", password = pw-9f3 }"),
+        "tributary.schema-registry.url: must start with http:// or https://",
+        "tributary.schema-registry.username: is missing: basic auth needs both username and password");
+    // A URL is printed in messages: credentials in it would be too.
+    assertRejected(with("tributary.schema-registry.url = \"https://svc:pw-9f3@registry:8081\""),
+        "tributary.schema-registry.url: must not hold credentials; set username and password instead");
+  }
+
+  @Test
   void namesTheSilverSettingsThatContradictEachOther() {
     String people = "tributary.silver.entities.people { source = bronze.people, table = silver.people,"
         + " key = [id], schema = \"id BIGINT\", ";
