@@ -14,9 +14,11 @@ final class Malformed {
     byte[] value = switch (random.nextInt(4)) {
       case 0 -> "{\"before\":null,\"after\":{\"id\":999999,\"name\":".getBytes(UTF_8);
       case 1 -> new byte[] {(byte) 0xC3, (byte) 0x28, (byte) 0xFF, 0x00, 0x7B};
-      case 2 -> ("{\"before\":null,\"after\":{\"id\":999999},\"source\":{\"lsn\":1,\"ts_ms\":" + timestamp
+      case 2 -> ("{\"before\":null,\"after\":{\"id\":999999},\"source\":{\"connector\":\"postgresql\",\"lsn\":1,"
+          + "\"ts_ms\":" + timestamp
           + "},\"op\":\"x\",\"ts_ms\":" + timestamp + "}").getBytes(UTF_8);
-      default -> ("{\"before\":null,\"after\":{\"name\":\"no id\"},\"source\":{\"lsn\":2,\"ts_ms\":" + timestamp
+      default -> ("{\"before\":null,\"after\":{\"name\":\"no id\"},\"source\":{\"connector\":\"postgresql\","
+          + "\"lsn\":2,\"ts_ms\":" + timestamp
           + "},\"op\":\"c\",\"ts_ms\":" + timestamp + "}").getBytes(UTF_8);
     };
     return new GeneratedRecord(GeneratorOptions.CUSTOMERS_TOPIC, key, value, timestamp, Kind.MALFORMED);

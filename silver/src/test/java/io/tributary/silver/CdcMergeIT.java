@@ -67,16 +67,18 @@ class CdcMergeIT {
     SilverTables.createEntityTable(spark, catalog, entity);
     SilverTables.createQuarantineTable(spark, catalog, config.silver().quarantine());
     String checkpoint = io.tributary.common.lakehouse.SilverCheckpoints.configured(config, entity);
-    return new CdcMerge(entity, config.schemaRegistry(), catalog + ".silver." + table, catalog + ".silver.quarantine", checkpoint, checkpoint);
+    return new CdcMerge(entity, config.schemaRegistry(), catalog + ".silver." + table, catalog + ".silver.quarantine",
+        checkpoint, checkpoint);
   }
 
   /** A Debezium change whose image holds {@code fields} besides the id; its source time is lsn seconds. */
   private Row change(String op, long id, long lsn, String fields) {
     String image = "{\"id\":" + id + (fields.isEmpty() ? "" : "," + fields) + "}";
-    String value = op.equals("t") ? "{\"before\":null,\"after\":null,\"source\":{\"lsn\":" + lsn + ",\"ts_ms\":"
-        + lsn * 1000 + "},\"op\":\"t\",\"ts_ms\":1}"
+    String value = op.equals("t") ? "{\"before\":null,\"after\":null,\"source\":{\"connector\":\"postgresql\","
+        + "\"lsn\":" + lsn + ",\"ts_ms\":" + lsn * 1000 + "},\"op\":\"t\",\"ts_ms\":1}"
         : "{\"before\":" + (op.equals("d") ? image : "null") + ",\"after\":" + (op.equals("d") ? "null" : image)
-        + ",\"source\":{\"lsn\":" + lsn + ",\"ts_ms\":" + lsn * 1000 + "},\"op\":\"" + op + "\",\"ts_ms\":1}";
+        + ",\"source\":{\"connector\":\"postgresql\",\"lsn\":" + lsn + ",\"ts_ms\":" + lsn * 1000 + "},\"op\":\""
+        + op + "\",\"ts_ms\":1}";
     Timestamp now = new Timestamp(System.currentTimeMillis());
     return RowFactory.create("t", 0, offset++, now, ("{\"id\":" + id + "}").getBytes(UTF_8), value.getBytes(UTF_8),
         null, now);
