@@ -24,6 +24,8 @@ interface ChangeDecoder {
       case DEBEZIUM_AVRO -> new DebeziumAvroDecoder(entity.sequence(), registry.get());
       case JSON -> new JsonEventDecoder(entity.sequence(), entity.opField(), entity.deleteOps(),
           entity.eventTimeField());
+      case AVRO -> new AvroEventDecoder(entity.sequence(), entity.opField(), entity.deleteOps(),
+          entity.eventTimeField(), registry.get());
     };
   }
 

@@ -31,15 +31,25 @@ final class JsonEventDecoder implements ChangeDecoder {
   @Override
   public Dataset<Row> envelopes(Dataset<Row> bronze) {
     ChangeDecoder.registerChecks(bronze.sparkSession());
+    // A JSON array or scalar does not parse into the event's fields either: say what it is, not that it is broken.
+    String valueChecks = "WHEN value IS NOT NULL AND NOT startswith(ltrim(_json), '{') AND NOT _json RLIKE"
+        + " '^\\\\s*\\\\{' AND is_valid_utf8(_json)"
+        + " AND try_parse_json(_json) IS NOT NULL THEN 'value is not a JSON object' "
+        + ChangeDecoder.textChecks("_event");
+    return envelopesOfText(bronze.withColumn("_json", expr("CAST(value AS STRING)")), valueChecks);
+  }
+
+  /**
+   * The events whose JSON text is in column {@code _json}, as {@link #envelopes}; {@code valueChecks} are the CASE
+   * branches that come first, saying why a value is not an event ({@code _event} is {@code _json} parsed, with a
+   * {@link ChangeDecoder#CORRUPT} field).
+   */
+  Dataset<Row> envelopesOfText(Dataset<Row> withJson, String valueChecks) {
     List<String> paths = new ArrayList<>(sequence);
     opField.ifPresent(paths::add);
     eventTimeField.ifPresent(paths::add);
     List<String> checks = new ArrayList<>();
-    // A JSON array or scalar does not parse into the event's fields either: say what it is, not that it is broken.
-    checks.add("WHEN value IS NOT NULL AND NOT startswith(ltrim(_json), '{') AND NOT _json RLIKE '^\\\\s*\\\\{'"
-        + " AND is_valid_utf8(_json)"
-        + " AND try_parse_json(_json) IS NOT NULL THEN 'value is not a JSON object'");
-    checks.add(ChangeDecoder.textChecks("_event"));
+    checks.add(valueChecks);
     opField.ifPresent(field -> checks.add("WHEN " + JsonFields.column("_event", field) + " IS NULL THEN "
         + JsonFields.literal("missing op field " + field)));
     if (!sequence.isEmpty()) {
@@ -56,8 +66,7 @@ final class JsonEventDecoder implements ChangeDecoder {
         .map(text -> "CASE WHEN " + text + " RLIKE '^-?[0-9]+$' THEN try_cast(" + text + " AS BIGINT)"
             + " ELSE unix_millis(try_to_timestamp(" + text + ")) END")
         .orElse("unix_millis(kafka_timestamp)");
-    return bronze
-        .withColumn("_json", expr("CAST(value AS STRING)"))
+    return withJson
         .withColumn("_event", expr(ChangeDecoder.parse("_json", JsonFields.schemaOf(paths))))
         .withColumn("op", expr("CASE WHEN value IS NULL THEN NULL ELSE " + op + " END"))
         .withColumn("seq", expr(JsonFields.sequence("_event", sequence)))

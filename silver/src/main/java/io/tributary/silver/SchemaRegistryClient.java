@@ -71,6 +71,13 @@ final class SchemaRegistryClient {
     try {
       response = http.send(request.GET().build(), HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
+      Optional<Throwable> handshake = handshakeFailure(e);
+      if (handshake.isPresent()) {
+        // Not an outage: waiting does not make a certificate trusted.
+        throw new DependencyUnavailableException("schema registry " + baseUrl + ": TLS handshake failed ("
+            + handshake.get().getMessage() + "); if its certificate is not signed by a CA this JVM trusts, set"
+            + " tributary.schema-registry.truststore", e);
+      }
       throw new RegistryUnavailableException("schema registry " + baseUrl + " did not answer for schema id " + id
           + " (" + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()) + ")", e);
     } catch (InterruptedException e) {
@@ -97,6 +104,15 @@ final class SchemaRegistryClient {
     }
     throw new RegistryUnavailableException("schema registry " + baseUrl + " answered HTTP " + status
         + " for schema id " + id + ": " + firstLine(response.body()), null);
+  }
+
+  private static Optional<Throwable> handshakeFailure(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof javax.net.ssl.SSLHandshakeException) {
+        return Optional.of(cause);
+      }
+    }
+    return Optional.empty();
   }
 
   private static JsonNode body(HttpResponse<String> response) {

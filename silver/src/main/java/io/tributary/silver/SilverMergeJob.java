@@ -4,6 +4,7 @@ import io.tributary.common.config.InvalidConfigException;
 import io.tributary.common.config.SilverEntity;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.CommitConflicts;
+import io.tributary.common.lakehouse.DependencyUnavailableException;
 import io.tributary.common.lakehouse.LakehouseSession;
 import io.tributary.common.lakehouse.SilverCheckpoints;
 import io.tributary.common.lakehouse.StorageFull;
@@ -12,6 +13,7 @@ import io.tributary.common.lakehouse.StreamSupervisor;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,11 +61,30 @@ public final class SilverMergeJob {
     try {
       new StreamSupervisor(spark, RESTARTS).run(streams, once);
     } catch (RuntimeException failure) {
-      throw StorageFull.explain("silver", failure, config).<RuntimeException>map(full -> full).orElse(failure);
+      throw StorageFull.explain("silver", failure, config).<RuntimeException>map(full -> full)
+          .or(() -> dependency(failure)).orElse(failure);
     }
   }
 
   private static final int MAX_RESTARTS = 10;
+
+  /**
+   * A service that refused the run (a schema registry's 401) or stayed away through every restart, as the one line
+   * an operator needs, wherever in the stream's failure it is.
+   */
+  private static Optional<RuntimeException> dependency(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof DependencyUnavailableException refused) {
+        return Optional.of(refused);
+      }
+      if (cause instanceof SchemaRegistryClient.RegistryUnavailableException away) {
+        return Optional.of(new DependencyUnavailableException(away.getMessage() + "; still so after " + MAX_RESTARTS
+            + " restarts of the stream with a growing pause. Nothing was quarantined or skipped: run silver again"
+            + " when the registry answers", failure));
+      }
+    }
+    return Optional.empty();
+  }
 
   /**
    * A lost commit, a table switched to another checkpoint under the stream (a rebuild, a rollback), or a schema

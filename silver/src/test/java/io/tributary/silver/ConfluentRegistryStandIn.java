@@ -3,6 +3,8 @@ package io.tributary.silver;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -19,7 +21,8 @@ import java.util.regex.Pattern;
  * implements the documented subset of its REST API that a serializer and the decoder use, on a free 127.0.0.1 port.
  * {@code POST /subjects/{subject}/versions} registers a schema (the same text gets the same id), {@code GET
  * /schemas/ids/{id}} answers it or 404 with error code 40403, and with credentials set every request without them
- * gets 401 (error code 401). It can be stopped and started again on the same port, as an outage.
+ * gets 401 (error code 401). It serves HTTP or HTTPS, and can be stopped and started again on the same port, as
+ * an outage.
  */
 final class ConfluentRegistryStandIn implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -31,6 +34,7 @@ final class ConfluentRegistryStandIn implements AutoCloseable {
   private final Map<Integer, AtomicInteger> lookups = new ConcurrentHashMap<>();
   private final AtomicInteger nextId = new AtomicInteger(1);
   private final String expectedAuthorization;
+  private final javax.net.ssl.SSLContext tls;
   private volatile int port;
   private HttpServer server;
 
@@ -41,13 +45,24 @@ final class ConfluentRegistryStandIn implements AutoCloseable {
 
   /** Requiring basic auth with these credentials. */
   ConfluentRegistryStandIn(String username, String password) throws IOException {
+    this(username, password, null);
+  }
+
+  /** Over HTTPS with the key and certificate of this context, without credentials. */
+  ConfluentRegistryStandIn(javax.net.ssl.SSLContext tls) throws IOException {
+    this(null, null, tls);
+  }
+
+  private ConfluentRegistryStandIn(String username, String password, javax.net.ssl.SSLContext tls)
+      throws IOException {
     this.expectedAuthorization = username == null ? null : "Basic " + Base64.getEncoder()
         .encodeToString((username + ":" + password).getBytes(StandardCharsets.UTF_8));
+    this.tls = tls;
     start();
   }
 
   String url() {
-    return "http://127.0.0.1:" + port;
+    return (tls == null ? "http" : "https") + "://127.0.0.1:" + port;
   }
 
   /** Registers a schema under a subject, as a serializer does; returns its id. */
@@ -71,7 +86,13 @@ final class ConfluentRegistryStandIn implements AutoCloseable {
 
   /** Starts answering (again, on the same port after {@link #stop}). */
   synchronized void start() throws IOException {
-    server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 0);
+    if (tls == null) {
+      server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 0);
+    } else {
+      HttpsServer https = HttpsServer.create(new InetSocketAddress("127.0.0.1", port), 0);
+      https.setHttpsConfigurator(new HttpsConfigurator(tls));
+      server = https;
+    }
     server.createContext("/", this::handle);
     server.start();
     port = server.getAddress().getPort();

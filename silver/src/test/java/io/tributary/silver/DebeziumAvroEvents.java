@@ -2,15 +2,9 @@ package io.tributary.silver;
 
 import io.apicurio.registry.utils.converter.avro.AvroData;
 import io.debezium.data.Envelope;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.time.Instant;
-import org.apache.avro.generic.GenericDatumWriter;
-import org.apache.avro.io.BinaryEncoder;
-import org.apache.avro.io.EncoderFactory;
 import org.apache.kafka.connect.data.Decimal;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
@@ -93,19 +87,8 @@ final class DebeziumAvroEvents {
     return frame(schemaId, avroData.fromConnectData(envelope.schema(), value));
   }
 
-  /** The Confluent wire format: byte 0, the schema id (4 bytes, big-endian), the Avro binary. */
   private byte[] frame(int id, Object avroValue) {
-    try {
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      out.write(0);
-      out.write(ByteBuffer.allocate(4).putInt(id).array());
-      BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(out, null);
-      new GenericDatumWriter<Object>(avroSchema).write(avroValue, encoder);
-      encoder.flush();
-      return out.toByteArray();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return AvroRecords.frame(id, avroSchema, avroValue);
   }
 
   /** A value in the wire format naming {@code id}, with bytes that are not an Avro record of this schema. */

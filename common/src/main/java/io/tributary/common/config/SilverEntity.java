@@ -16,9 +16,11 @@ import org.apache.spark.sql.types.StructType;
  * @param sequence the paths, in the decoded record, of the fields that order a key's changes (compared in turn;
  *     then the Kafka partition and offset); empty means the latest record in Kafka wins for {@link Decoder#JSON},
  *     and each connector's own position (from {@code source.connector}) for {@link Decoder#DEBEZIUM_JSON}
- * @param opField for {@link Decoder#JSON}: the field naming the operation; absent means every event is an upsert
- * @param deleteOps for {@link Decoder#JSON}: values of {@code opField} that delete the key
- * @param eventTimeField for {@link Decoder#JSON}: the field holding the change's time; absent means the Kafka
+ * @param opField for {@link Decoder#JSON} and {@link Decoder#AVRO}: the field naming the operation; absent means
+ *     every event is an upsert
+ * @param deleteOps for {@link Decoder#JSON} and {@link Decoder#AVRO}: values of {@code opField} that delete the key
+ * @param eventTimeField for {@link Decoder#JSON} and {@link Decoder#AVRO}: the field holding the change's time;
+ *     absent means the Kafka
  *     timestamp
  * @param schema the entity's columns, as Spark DDL in the config
  * @param table the silver table
@@ -65,11 +67,18 @@ public record SilverEntity(
      */
     DEBEZIUM_AVRO,
     /** Plain JSON events, one per entity version: upserts, or deletes named by an op field. */
-    JSON;
+    JSON,
+    /** An application's own Avro records in the Confluent wire format, read as {@link #JSON} reads its events. */
+    AVRO;
 
     /** Whether records are Debezium change events (their envelope names op, time and source position). */
     public boolean isDebezium() {
       return this == DEBEZIUM_JSON || this == DEBEZIUM_AVRO;
+    }
+
+    /** Whether records are Avro in the Confluent wire format (the writer schemas come from the registry). */
+    public boolean isAvro() {
+      return this == DEBEZIUM_AVRO || this == AVRO;
     }
   }
 
@@ -128,7 +137,7 @@ public record SilverEntity(
     } else if (sequence != null && sequence.isEmpty() && decoder.isDebezium()) {
       reader.problem("sequence", "must name at least one envelope field for a Debezium decoder, e.g."
           + " [\"source.lsn\"], or be left out to order changes by each connector's own position");
-    } else if (sequence == null && decoder == Decoder.JSON) {
+    } else if (sequence == null && !decoder.isDebezium()) {
       reader.problem("sequence", "is missing: name the event's version field(s), e.g. [\"seq\"], or set [] to let"
           + " the latest record in Kafka win");
       sequence = List.of();
@@ -139,16 +148,16 @@ public record SilverEntity(
     if (decoder.isDebezium()) {
       for (String jsonOnly : List.of("op-field", "delete-ops", "event-time-field")) {
         if (reader.has(jsonOnly)) {
-          reader.problem(jsonOnly, "applies to decoder = json only; Debezium's envelope names its op and time");
+          reader.problem(jsonOnly, "applies to decoder = json or avro only; Debezium's envelope names its op and time");
         }
       }
     }
-    if (deleteOps != null && opField.isEmpty() && decoder == Decoder.JSON) {
+    if (deleteOps != null && opField.isEmpty() && !decoder.isDebezium()) {
       reader.problem("delete-ops", "needs op-field, the field whose value names the operation");
     }
     DeleteMode deleteMode = reader.oneOf("delete-mode", DeleteMode.class);
     History history = reader.oneOf("history", History.class);
-    if (history == History.SCD2 && sequence.isEmpty() && decoder == Decoder.JSON) {
+    if (history == History.SCD2 && sequence.isEmpty() && !decoder.isDebezium()) {
       reader.problem("sequence", "must name the field(s) that order versions when history = scd2; [] cannot order"
           + " a key's history");
     }

@@ -133,9 +133,10 @@ public record TributaryConfig(
           SchemaRegistryConfig.read(root.child("schema-registry")));
       if (config.schemaRegistry().url().isEmpty()) {
         for (SilverEntity entity : silver.entityList()) {
-          if (entity.decoder() == SilverEntity.Decoder.DEBEZIUM_AVRO) {
-            root.problem("schema-registry.url", "is missing: entity '" + entity.name() + "' (decoder debezium-avro)"
-                + " fetches its writer schemas from the registry");
+          if (entity.decoder().isAvro()) {
+            root.problem("schema-registry.url", "is missing: entity '" + entity.name() + "' (decoder "
+                + entity.decoder().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-')
+                + ") fetches its writer schemas from the registry");
           }
         }
       }

@@ -355,8 +355,8 @@ class TributaryConfigTest {
         "tributary.silver.entities.people.delete-mode: hard cannot be combined with history = scd2, which keeps"
             + " every version");
     assertRejected(with(people + "op-field = kind }"),
-        "tributary.silver.entities.people.op-field: applies to decoder = json only; Debezium's envelope names its"
-            + " op and time");
+        "tributary.silver.entities.people.op-field: applies to decoder = json or avro only; Debezium's envelope"
+            + " names its op and time");
     assertRejected(with(people + "decoder = json, sequence = [v], delete-ops = [gone] }"),
         "tributary.silver.entities.people.delete-ops: needs op-field, the field whose value names the operation");
     assertRejected(with(people + "schema-evolution = maybe }"),

@@ -25,14 +25,15 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Debezium change events in Avro with a schema registry (the stand-in, {@link ConfluentRegistryStandIn}), from Kafka
+ * Avro with a schema registry. Debezium change events in Avro (the stand-in, {@link ConfluentRegistryStandIn}), from Kafka
  * through bronze into silver: two schema versions in one batch, out-of-order changes and a delete, decimals, dates
  * and timestamps from Debezium's semantic types; an unknown schema id, bytes that are not their schema's and a value
  * that is not in the wire format go to quarantine with the reason; a registry that is down is waited for and then
- * quarantines nothing; one that refuses the credentials fails the run naming the user, never the password.
+ * quarantines nothing; one that refuses the credentials fails the run naming the user, never the password. An
+ * application's own Avro records (decoder avro) are read as JSON events are: sequence, event time, out of order.
  */
 @ExtendWith({SharedSpark.class, SharedKafka.class})
-class DebeziumAvroIT {
+class AvroDecodersIT {
   private static final String SCHEMA = "id BIGINT, name STRING, credit DECIMAL(10,2), born DATE, seen TIMESTAMP";
 
   @Test
@@ -109,6 +110,99 @@ class DebeziumAvroIT {
       assertThat(spark.sql("SELECT id, name FROM " + lake + ".silver.customers ORDER BY id").collectAsList()
           .toString()).isEqualTo("[[1,Ann], [2,Bob]]");
       assertThat(spark.table(lake + ".silver.quarantine").count()).as("an outage quarantines nothing").isZero();
+    }
+  }
+
+  @Test
+  void aRegistryOverTlsIsReachedThroughTheConfiguredTruststore(SparkSession spark, LocalKafkaBroker broker,
+      @TempDir Path dir) throws Exception {
+    Path keystore = dir.resolve("registry.p12");
+    Path truststore = dir.resolve("trust.p12");
+    keytool("-genkeypair", "-alias", "registry", "-keyalg", "RSA", "-keysize", "2048", "-dname", "CN=127.0.0.1",
+        "-ext", "SAN=IP:127.0.0.1", "-validity", "2", "-storetype", "PKCS12", "-keystore", keystore.toString(),
+        "-storepass", "key-pw-31", "-keypass", "key-pw-31");
+    keytool("-exportcert", "-alias", "registry", "-keystore", keystore.toString(), "-storepass", "key-pw-31", "-rfc",
+        "-file", dir.resolve("registry.pem").toString());
+    keytool("-importcert", "-noprompt", "-alias", "registry", "-file", dir.resolve("registry.pem").toString(),
+        "-keystore", truststore.toString(), "-storetype", "PKCS12", "-storepass", "trust-pw-77");
+    java.security.KeyStore keys = java.security.KeyStore.getInstance("PKCS12");
+    try (var in = java.nio.file.Files.newInputStream(keystore)) {
+      keys.load(in, "key-pw-31".toCharArray());
+    }
+    javax.net.ssl.KeyManagerFactory keyManagers = javax.net.ssl.KeyManagerFactory.getInstance(
+        javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+    keyManagers.init(keys, "key-pw-31".toCharArray());
+    javax.net.ssl.SSLContext tls = javax.net.ssl.SSLContext.getInstance("TLS");
+    tls.init(keyManagers.getKeyManagers(), null, null);
+
+    try (ConfluentRegistryStandIn registry = new ConfluentRegistryStandIn(tls)) {
+      DebeziumAvroEvents v1 = new DebeziumAvroEvents(1, registry);
+      BronzeFixture fixture = new BronzeFixture(broker, dir);
+      send(fixture, List.of(v1.change("c", null, v1.customer(1, "Ann", "1.00", null, null, null), 100)));
+      TributaryConfig untrusted = load(fixture, registry.url(), "");
+      new BronzeIngestJob(spark, untrusted).run(true);
+      assertThatThrownBy(() -> new SilverMergeJob(spark, untrusted).run(true))
+          .isInstanceOf(DependencyUnavailableException.class)
+          .hasMessageStartingWith("schema registry " + registry.url() + ": TLS handshake failed (")
+          .hasMessageEndingWith("); if its certificate is not signed by a CA this JVM trusts, set"
+              + " tributary.schema-registry.truststore");
+
+      TributaryConfig trusted = load(fixture, registry.url(), "truststore = \"" + truststore
+          + "\", truststore-password = trust-pw-77");
+      new SilverMergeJob(spark, trusted).run(true);
+      assertThat(spark.sql("SELECT id, name FROM " + trusted.catalog().name() + ".silver.customers")
+          .collectAsList().toString()).isEqualTo("[[1,Ann]]");
+      assertThat(trusted.schemaRegistry().toString()).doesNotContain("trust-pw-77");
+    }
+  }
+
+  private static void keytool(String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "keytool")
+        .toString()));
+    command.addAll(List.of(args));
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(process.waitFor()).as("keytool %s: %s", args[0], output).isZero();
+  }
+
+  @Test
+  void applicationAvroRecordsAreVersionsOfTheEntityInSequenceOrder(SparkSession spark, LocalKafkaBroker broker,
+      @TempDir Path dir) throws Exception {
+    try (ConfluentRegistryStandIn registry = new ConfluentRegistryStandIn()) {
+      org.apache.avro.Schema order = org.apache.avro.SchemaBuilder.record("Order").namespace("shop").fields()
+          .requiredString("order_id").requiredString("status")
+          .name("amount").type(org.apache.avro.LogicalTypes.decimal(10, 2)
+              .addToSchema(org.apache.avro.Schema.create(org.apache.avro.Schema.Type.BYTES))).noDefault()
+          .requiredLong("seq")
+          .name("event_time").type(org.apache.avro.LogicalTypes.timestampMillis()
+              .addToSchema(org.apache.avro.Schema.create(org.apache.avro.Schema.Type.LONG))).noDefault()
+          .endRecord();
+      int orderId = registry.register(order.toString());
+      int stringId = registry.register("\"string\"");
+      List<byte[]> values = List.of(
+          AvroRecords.frame(orderId, order, AvroRecords.order(order, "o1", "created", "10.00", 1, 1764504000000L)),
+          AvroRecords.frame(orderId, order, AvroRecords.order(order, "o1", "shipped", "10.00", 3, 1764504300000L)),
+          AvroRecords.frame(orderId, order, AvroRecords.order(order, "o1", "paid", "10.00", 2, 1764504200000L)),
+          AvroRecords.frame(orderId, order, AvroRecords.order(order, "o2", "created", "7.25", 1, 1764504100000L)),
+          AvroRecords.frame(stringId, org.apache.avro.Schema.create(org.apache.avro.Schema.Type.STRING),
+              new org.apache.avro.util.Utf8("o3")));
+      BronzeFixture fixture = new BronzeFixture(broker, dir);
+      send(fixture, values);
+      TributaryConfig config = fixture.config(Map.of("customers", "customers"), "tributary.schema-registry.url = \""
+          + registry.url() + "\"\n"
+          + "tributary.silver.entities.orders { source = bronze.customers, decoder = avro, key = [order_id],"
+          + " sequence = [seq], event-time-field = event_time, table = silver.orders, schema = \"order_id STRING,"
+          + " status STRING, amount DECIMAL(10,2), seq BIGINT, event_time TIMESTAMP\" }");
+      new BronzeIngestJob(spark, config).run(true);
+      new SilverMergeJob(spark, config).run(true);
+
+      String lake = config.catalog().name();
+      assertThat(spark.sql("SELECT order_id, status, amount, seq, event_time, _ts_ms FROM " + lake
+          + ".silver.orders ORDER BY order_id").collectAsList().toString()).isEqualTo("["
+          + "[o1,shipped,10.00,3,2025-11-30 12:05:00.0,1764504300000], "
+          + "[o2,created,7.25,1,2025-11-30 12:01:40.0,1764504100000]]");
+      assertThat(spark.sql("SELECT reason FROM " + lake + ".silver.quarantine").collectAsList().toString())
+          .isEqualTo("[[schema id " + stringId + " is not a record but string]]");
     }
   }
 
