@@ -4,12 +4,10 @@ import static org.apache.spark.sql.functions.coalesce;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.expr;
 import static org.apache.spark.sql.functions.lit;
-import static org.apache.spark.sql.functions.to_json;
 import static org.apache.spark.sql.functions.when;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 import org.apache.avro.LogicalTypes;
@@ -18,19 +16,25 @@ import org.apache.avro.SchemaParseException;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.avro.functions;
 
 /**
  * Bronze values in the Confluent wire format (byte 0, the writer schema's id in 4 bytes big-endian, then Avro
  * binary) turned into JSON text, so that a JSON decoder reads them on with its own rules. The batch's distinct schema
  * ids are read first; each writer schema is fetched from the registry ({@link SchemaRegistryClient}, once per id)
- * and decoded with spark-avro only for its own records, so records of several schema versions decode in one batch.
- * Avro's logical types arrive as their Spark types (a decimal with its scale, a timestamp).
+ * and its records decoded with it ({@link AvroJson}), so records of several schema versions decode in one batch.
+ * Avro's logical types arrive as their values (a decimal as a number with its scale, a timestamp as an ISO
+ * instant). Not spark-avro's {@code from_avro}: each copy of that expression the optimizer makes loads a Hadoop
+ * configuration, and a batch of a wide table spent most of its time there (measured: 20 to 40 s for 8 records).
  */
 final class AvroFrames {
   /** The writer schema id of a value in the wire format; null for a value that is not in it. */
-  private static final String SCHEMA_ID = "CASE WHEN length(value) >= 5 AND substring(value, 1, 1) = X'00'"
-      + " THEN CAST(conv(hex(substring(value, 2, 4)), 16, 10) AS BIGINT) END";
+  private static final String SCHEMA_ID = schemaId("value");
+
+  /** The SQL of the writer schema id of binary column {@code column} in the wire format (null when it is not). */
+  static String schemaId(String column) {
+    return "CASE WHEN length(" + column + ") >= 5 AND substring(" + column + ", 1, 1) = X'00'"
+        + " THEN CAST(conv(hex(substring(" + column + ", 2, 4)), 16, 10) AS BIGINT) END";
+  }
   static final String WIRE_FORMAT = "value is not in the Confluent wire format (byte 0, a 4-byte schema id, then"
       + " Avro binary)";
 
@@ -50,11 +54,11 @@ final class AvroFrames {
   }
 
   Framed toJson(Dataset<Row> bronze) {
+    AvroJson.register(bronze.sparkSession());
     Dataset<Row> framed = bronze.withColumn("_schema_id", expr(SCHEMA_ID));
     List<Long> ids = framed.where("_schema_id IS NOT NULL").select("_schema_id").distinct().orderBy("_schema_id")
         .collectAsList().stream().map(row -> row.getLong(0)).toList();
     List<Column> decoded = new ArrayList<>();
-    List<String> decodedColumns = new ArrayList<>();
     List<String> checks = new ArrayList<>(List.of("WHEN value IS NULL THEN NULL",
         "WHEN _schema_id IS NULL THEN " + JsonFields.literal(WIRE_FORMAT)));
     for (long id : ids) {
@@ -76,26 +80,13 @@ final class AvroFrames {
         continue;
       }
       requireReadable(id, schema, "");
-      // Decoded only for its own records; PERMISSIVE turns bytes that are not the schema's into a row of nulls,
-      // which no real record is (a change has its op, an event its key).
-      String name = "_avro_" + id;
-      framed = framed.withColumn(name, when(col("_schema_id").equalTo(lit(id)),
-          functions.from_avro(expr("substring(value, 6)"), text.get(), Map.of("mode", "PERMISSIVE"))));
-      Column anyField = lit(false);
-      for (Schema.Field field : schema.getFields()) {
-        anyField = anyField.or(col(name + ".`" + field.name().replace("`", "``") + "`").isNotNull());
-      }
-      decoded.add(when(anyField, to_json(col(name))));
-      decodedColumns.add(name);
+      decoded.add(when(col("_schema_id").equalTo(lit(id)), expr(AvroJson.FUNCTION + "(value, "
+          + JsonFields.literal(text.get()) + ")")));
     }
     checks.add("WHEN _json IS NULL THEN concat('Avro bytes do not match their writer schema (id ', _schema_id,"
         + " ')')");
     Column json = decoded.isEmpty() ? lit(null).cast("string") : coalesce(decoded.toArray(Column[]::new));
-    Dataset<Row> withJson = framed.withColumn("_json", json);
-    for (String name : decodedColumns) {
-      withJson = withJson.drop(name);
-    }
-    return new Framed(withJson, String.join(" ", checks));
+    return new Framed(framed.withColumn("_json", json), String.join(" ", checks));
   }
 
   /** A writer schema that is not a record cannot hold an entity's image or a change. */

@@ -117,20 +117,25 @@ final class CdcMerge {
     spark.conf().set("spark.sql.adaptive.enabled", "true");
     Dataset<Row> envelopes = decoder.envelopes(batch);
     StructType schema = SilverTables.entitySchema(silver);
+    List<String> key = StreamShape.key(entity, silver);
+    StreamVersions stream = new StreamVersions(silverTable, decoder.streamColumns(envelopes));
+    if (!stream.isEmpty()) {
+      SemanticTypes.register(spark);
+    }
     // Decoded once and kept as rows for the batch's few passes (summary, quarantine, merge). A local checkpoint,
     // not a cache: building Spark's columnar cache cost more than the decoding, and the cut plan keeps the
     // optimizer from copying the JSON parsing into every filter downstream (measured: 40x slower filters).
-    Dataset<Row> decoded = decode(envelopes, schema).localCheckpoint();
+    Dataset<Row> decoded = decode(envelopes, schema, key, stream).localCheckpoint();
     try {
       BatchSummary summary = BatchSummary.of(decoded);
       // Each commit of table state below checks first that the table is still this stream's (a rebuild or rollback
       // may have switched it since the batch began).
       if (entity.schemaEvolution() == SchemaEvolution.EVOLVE && summary.needsSchemaChange()
-          && stillOwned(silver) && SchemaChanges.evolve(spark, decoded, summary, silverTable, entity.name())) {
+          && stillOwned(silver) && SchemaChanges.evolve(spark, decoded, summary, silverTable, entity.name(), stream)) {
         LocalCheckpoints.release(decoded);
         silver.refresh();
         schema = SilverTables.entitySchema(silver);
-        decoded = decode(envelopes, schema).localCheckpoint();
+        decoded = decode(envelopes, schema, key, stream).localCheckpoint();
         summary = BatchSummary.of(decoded);
       }
       checkQuarantineShare(decoded, summary, batchId);
@@ -152,7 +157,7 @@ final class CdcMerge {
           .selectExpr("row.*", "op AS _op", "seq AS _seq", "ts_ms AS _ts_ms", "op = 'd' AS _is_deleted",
               "topic AS _source_topic", "partition AS _source_partition", "offset AS _source_offset",
               "current_timestamp() AS _updated_at");
-      Columns columns = new Columns(schema, entity.key());
+      Columns columns = new Columns(schema, key);
       if (entity.history() == SilverEntity.History.SCD2) {
         new HistoryMerge(silverTable, columns).apply(spark, changes, !summary.truncates().isEmpty(), all, commit);
       } else {
@@ -198,8 +203,8 @@ final class CdcMerge {
    * The decoded batch, narrowed for caching: the raw bytes are kept only for records going to quarantine, the image
    * only for records that bring fields the schema does not know.
    */
-  private Dataset<Row> decode(Dataset<Row> envelopes, StructType schema) {
-    return new EntityRows(schema, entity.key(), entity.schemaEvolution()).decode(envelopes)
+  private Dataset<Row> decode(Dataset<Row> envelopes, StructType schema, List<String> key, StreamVersions stream) {
+    return new EntityRows(schema, key, entity.schemaEvolution(), stream).decode(envelopes)
         .withColumn("key", org.apache.spark.sql.functions.expr("CASE WHEN error IS NOT NULL THEN key END"))
         .withColumn("value", org.apache.spark.sql.functions.expr("CASE WHEN error IS NOT NULL THEN value END"))
         .withColumn("image", org.apache.spark.sql.functions.expr("CASE WHEN size(unknown_fields) > 0 THEN image END"));

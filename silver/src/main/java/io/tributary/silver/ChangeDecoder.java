@@ -17,16 +17,42 @@ interface ChangeDecoder {
    */
   Dataset<Row> envelopes(Dataset<Row> bronze);
 
+  /** Where an entity's columns come from. */
+  enum SchemaSource {
+    /** The config's {@code schema}. */
+    CONFIG,
+    /** Each change event's own schema (the JSON envelope's schema block, the Avro writer schema). */
+    STREAM
+  }
+
+  /**
+   * The columns each schema version of {@code envelopes} (the output of {@link #envelopes}) states, by the version
+   * its records carry in {@code schema_version}; empty for a decoder, or an entity, that takes its columns from the
+   * config.
+   */
+  default java.util.Map<Long, StreamColumns> streamColumns(Dataset<Row> envelopes) {
+    return java.util.Map.of();
+  }
+
+  /** The schema of the Kafka keys of {@code bronze} (the first key that states one), for key columns. */
+  default java.util.Optional<ConnectType> keySchema(Dataset<Row> bronze) {
+    return java.util.Optional.empty();
+  }
+
   /** @param registry where Avro writer schemas come from (used by the Avro decoders only) */
   static ChangeDecoder of(SilverEntity entity, java.util.function.Supplier<SchemaRegistryClient> registry) {
     return switch (entity.decoder()) {
-      case DEBEZIUM_JSON -> new DebeziumJsonDecoder(entity.sequence());
-      case DEBEZIUM_AVRO -> new DebeziumAvroDecoder(entity.sequence(), registry.get());
+      case DEBEZIUM_JSON -> new DebeziumJsonDecoder(entity.sequence(), source(entity));
+      case DEBEZIUM_AVRO -> new DebeziumAvroDecoder(entity.sequence(), source(entity), registry.get());
       case JSON -> new JsonEventDecoder(entity.sequence(), entity.opField(), entity.deleteOps(),
           entity.eventTimeField());
       case AVRO -> new AvroEventDecoder(entity.sequence(), entity.opField(), entity.deleteOps(),
           entity.eventTimeField(), registry.get());
     };
+  }
+
+  private static SchemaSource source(SilverEntity entity) {
+    return entity.columnsFromStream() ? SchemaSource.STREAM : SchemaSource.CONFIG;
   }
 
   /**

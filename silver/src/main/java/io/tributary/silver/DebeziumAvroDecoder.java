@@ -1,6 +1,8 @@
 package io.tributary.silver;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.avro.Schema;
 import org.apache.spark.sql.Dataset;
@@ -9,22 +11,60 @@ import org.apache.spark.sql.Row;
 /**
  * Debezium change events in Avro, in the Confluent wire format ({@link AvroFrames}), read on as Debezium JSON is
  * ({@link DebeziumJsonDecoder}): the same op, order, time and image rules, and the same quarantine reasons.
- * Debezium's semantic types arrive as the JSON converter writes them (a {@code MicroTimestamp} is a long).
+ * Debezium's semantic types arrive as the JSON converter writes them (a {@code MicroTimestamp} is a long); with
+ * columns from the stream, each record's writer schema id is its {@code schema_version}.
  */
 final class DebeziumAvroDecoder implements ChangeDecoder {
   private final DebeziumJsonDecoder envelopes;
   private final AvroFrames frames;
+  private final SchemaSource columns;
+  private final SchemaRegistryClient registry;
 
-  /** @param sequence the envelope fields that order a key's changes; none means the connector's own order */
-  DebeziumAvroDecoder(List<String> sequence, SchemaRegistryClient registry) {
-    this.envelopes = new DebeziumJsonDecoder(sequence);
+  /**
+   * @param sequence the envelope fields that order a key's changes; none means the connector's own order
+   * @param columns where the entity's columns come from
+   */
+  DebeziumAvroDecoder(List<String> sequence, SchemaSource columns, SchemaRegistryClient registry) {
+    this.envelopes = new DebeziumJsonDecoder(sequence, SchemaSource.CONFIG);
     this.frames = new AvroFrames(registry, DebeziumAvroDecoder::notAnEnvelope);
+    this.columns = columns;
+    this.registry = registry;
   }
 
   @Override
   public Dataset<Row> envelopes(Dataset<Row> bronze) {
     AvroFrames.Framed framed = frames.toJson(bronze);
-    return envelopes.envelopesOfText(framed.rows(), framed.checks()).drop("_schema_id");
+    Dataset<Row> rows = envelopes.envelopesOfText(framed.rows(), framed.checks());
+    return columns == SchemaSource.STREAM ? rows.withColumnRenamed("_schema_id", "schema_version")
+        : rows.drop("_schema_id");
+  }
+
+  @Override
+  public Map<Long, StreamColumns> streamColumns(Dataset<Row> envelopes) {
+    Map<Long, StreamColumns> versions = new LinkedHashMap<>();
+    if (columns != SchemaSource.STREAM) {
+      return versions;
+    }
+    for (Row version : envelopes.where("schema_version IS NOT NULL AND envelope_error IS NULL")
+        .select("schema_version").distinct().collectAsList()) {
+      long id = version.getLong(0);
+      writerSchema(id).filter(schema -> notAnEnvelope(schema).isEmpty())
+          .flatMap(schema -> StreamColumns.ofEnvelope(ConnectType.ofAvro(schema)))
+          .ifPresent(found -> versions.put(id, found));
+    }
+    return versions;
+  }
+
+  @Override
+  public Optional<ConnectType> keySchema(Dataset<Row> bronze) {
+    List<Row> first = bronze.where("key IS NOT NULL").selectExpr(AvroFrames.schemaId("key") + " AS id")
+        .where("id IS NOT NULL").limit(1).collectAsList();
+    return first.isEmpty() ? Optional.empty() : writerSchema(first.get(0).getLong(0)).map(ConnectType::ofAvro);
+  }
+
+  private Optional<Schema> writerSchema(long id) {
+    return id > Integer.MAX_VALUE ? Optional.empty()
+        : registry.schema((int) id).map(text -> new Schema.Parser().parse(text));
   }
 
   /** Why a writer schema cannot hold Debezium's envelope, if it cannot. */

@@ -3,9 +3,13 @@ package io.tributary.silver;
 import static org.apache.spark.sql.functions.expr;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -17,10 +21,49 @@ import org.apache.spark.sql.types.StructType;
  */
 final class DebeziumJsonDecoder implements ChangeDecoder {
   private final List<String> sequence;
+  private final SchemaSource columns;
 
-  /** @param sequence the envelope fields that order a key's changes; none means the connector's own order */
-  DebeziumJsonDecoder(List<String> sequence) {
+  /**
+   * @param sequence the envelope fields that order a key's changes; none means the connector's own order
+   * @param columns where the entity's columns come from: with {@link SchemaSource#STREAM}, the envelopes keep each
+   *     record's schema block ({@code _value_schema}) and its version ({@code schema_version}, a hash of it)
+   */
+  DebeziumJsonDecoder(List<String> sequence, SchemaSource columns) {
     this.sequence = sequence;
+    this.columns = columns;
+  }
+
+  @Override
+  public Map<Long, StreamColumns> streamColumns(Dataset<Row> envelopes) {
+    Map<Long, StreamColumns> versions = new LinkedHashMap<>();
+    if (columns != SchemaSource.STREAM) {
+      return versions;
+    }
+    for (Row version : envelopes.where("schema_version IS NOT NULL").groupBy("schema_version")
+        .agg(functions.first("_value_schema")).collectAsList()) {
+      StreamColumns.ofEnvelope(ConnectType.ofJson(version.getString(1)))
+          .ifPresent(found -> versions.put(version.getLong(0), found));
+    }
+    return versions;
+  }
+
+  @Override
+  public Optional<ConnectType> keySchema(Dataset<Row> bronze) {
+    List<Row> first = bronze.where("key IS NOT NULL")
+        .selectExpr("get_json_object(CAST(key AS STRING), '$.schema') AS schema",
+            "json_object_keys(CAST(key AS STRING)) AS fields")
+        .where("schema IS NOT NULL OR fields IS NOT NULL").limit(1).collectAsList();
+    if (first.isEmpty()) {
+      return Optional.empty();
+    }
+    if (!first.get(0).isNullAt(0)) {
+      return Optional.of(ConnectType.ofJson(first.get(0).getString(0)));
+    }
+    // A key written without its schema block ({"id": 1}): its fields name the key columns.
+    List<ConnectType.Field> fields = first.get(0).<String>getList(1).stream()
+        .map(name -> new ConnectType.Field(name, new ConnectType("string", "", Map.of(), List.of(), null, null, "")))
+        .toList();
+    return Optional.of(new ConnectType("struct", "", Map.of(), fields, null, null, ""));
   }
 
   @Override
@@ -39,6 +82,10 @@ final class DebeziumJsonDecoder implements ChangeDecoder {
     List<String> paths = new ArrayList<>(List.of("op", "ts_ms", "source.ts_ms", "before", "after"));
     paths.addAll(sequence.isEmpty() ? ConnectorOrder.paths() : sequence);
     StructType envelope = JsonFields.schemaOf(paths);
+    StructType outer = envelope.add("payload", "STRING");
+    if (columns == SchemaSource.STREAM) {
+      outer = outer.add("schema", "STRING");
+    }
     // One parse: the envelope's fields and, for the schema converter's wrapper, the payload as text (parsed again
     // only then).
     List<String> unwrapped = new ArrayList<>();
@@ -46,7 +93,7 @@ final class DebeziumJsonDecoder implements ChangeDecoder {
       unwrapped.add(JsonFields.literal(field) + ", _outer.`" + field + "`");
     }
     return withJson
-        .withColumn("_outer", expr(ChangeDecoder.parse("_json", envelope.add("payload", "STRING"))))
+        .withColumn("_outer", expr(ChangeDecoder.parse("_json", outer)))
         .withColumn("_env", expr("CASE WHEN _outer.payload IS NOT NULL THEN from_json(_outer.payload, "
             + JsonFields.literal(envelope.toDDL()) + ") ELSE named_struct(" + String.join(", ", unwrapped) + ") END"))
         .withColumn("op", expr("_env.op"))
@@ -62,6 +109,10 @@ final class DebeziumJsonDecoder implements ChangeDecoder {
             + " WHEN image IS NULL OR image = 'null' THEN"
             + " CASE WHEN op = 'd' THEN 'missing before image' ELSE 'missing after image' END"
             + " ELSE NULL END"))
+        .transform(rows -> columns != SchemaSource.STREAM ? rows
+            : rows.withColumn("_value_schema", expr("CASE WHEN _outer.payload IS NOT NULL THEN _outer.schema END"))
+                .withColumn("schema_version", expr("CASE WHEN _value_schema IS NOT NULL"
+                    + " THEN xxhash64(_value_schema) END")))
         .drop("_json", "_outer", "_env");
   }
 }

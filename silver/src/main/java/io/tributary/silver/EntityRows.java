@@ -34,11 +34,14 @@ final class EntityRows {
   private final StructType schema;
   private final List<String> key;
   private final SchemaEvolution policy;
+  private final StreamVersions stream;
 
-  EntityRows(StructType schema, List<String> key, SchemaEvolution policy) {
+  /** @param stream the schema versions the batch states, whose semantic types say how a value is read */
+  EntityRows(StructType schema, List<String> key, SchemaEvolution policy, StreamVersions stream) {
     this.schema = schema;
     this.key = key;
     this.policy = policy;
+    this.stream = stream;
   }
 
   Dataset<Row> decode(Dataset<Row> envelopes) {
@@ -64,8 +67,9 @@ final class EntityRows {
   private Column rowColumn() {
     List<String> parts = new ArrayList<>();
     for (StructField field : schema.fields()) {
-      parts.add(JsonFields.literal(field.name()) + ", " + converted(field.dataType(),
-          "_raw[" + JsonFields.literal(field.name()) + "]"));
+      String raw = "_raw[" + JsonFields.literal(field.name()) + "]";
+      parts.add(JsonFields.literal(field.name()) + ", " + stream.conversion(field, raw,
+          converted(field.dataType(), raw)));
     }
     return expr("CASE WHEN _raw IS NULL THEN NULL ELSE named_struct(" + String.join(", ", parts) + ") END");
   }

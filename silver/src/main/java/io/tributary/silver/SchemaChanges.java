@@ -25,13 +25,15 @@ final class SchemaChanges {
 
   /**
    * Applies what the batch asks for ({@code decoded} is the output of {@link EntityRows}); returns whether anything
-   * changed.
+   * changed. A new top-level field whose type the change stream states ({@code stream}) gets that type; others
+   * are typed from their values.
    */
   static boolean evolve(SparkSession spark, Dataset<Row> decoded, BatchSummary summary, String table,
-      String entity) {
+      String entity, StreamVersions stream) {
     List<String> statements = new ArrayList<>();
     for (String path : summary.unknownFields()) {
-      DataType type = inferredType(decoded, path);
+      DataType type = (path.contains(".") ? java.util.Optional.<DataType>empty() : stream.declaredType(path))
+          .orElseGet(() -> inferredType(decoded, path));
       if (type == null) {
         continue;
       }

@@ -54,7 +54,9 @@ public final class SilverMergeJob {
     SilverTables.createQuarantineTable(spark, catalog, config.silver().quarantine());
     List<StreamSupervisor.Supervised> streams = new ArrayList<>();
     for (SilverEntity entity : config.silver().entityList()) {
-      prepare(entity, catalog, once);
+      if (!prepare(entity, catalog, once)) {
+        continue;
+      }
       streams.add(new EntityStream(spark, entity, config.schemaRegistry(), catalog, quarantine,
           SilverCheckpoints.configured(config, entity), once, "silver-" + entity.name()));
     }
@@ -95,7 +97,8 @@ public final class SilverMergeJob {
           .or(() -> SchemaRegistryClient.RegistryUnavailableException.reason(failure)), MAX_RESTARTS,
       Duration.ofSeconds(2));
 
-  private void prepare(SilverEntity entity, String catalog, boolean once) {
+  /** Makes the entity's table ready; false for a --once run whose table cannot be created yet (nothing to do). */
+  private boolean prepare(SilverEntity entity, String catalog, boolean once) {
     String bronze = catalog + "." + entity.source();
     if (!spark.catalog().tableExists(bronze)) {
       String missing = "tributary.silver.entities." + entity.name() + ".source: bronze table " + bronze
@@ -105,7 +108,38 @@ public final class SilverMergeJob {
       }
       awaitTable(bronze, missing);
     }
-    SilverTables.createEntityTable(spark, catalog, entity);
+    ChangeDecoder decoder = ChangeDecoder.of(entity, () -> new SchemaRegistryClient(config.schemaRegistry()));
+    java.util.function.Supplier<Optional<StreamShape.Shape>> shape = () -> StreamShape.fromBronze(spark, bronze,
+        entity, decoder, catalog + "." + entity.table());
+    if (SilverTables.createEntityTable(spark, catalog, entity, shape)) {
+      return true;
+    }
+    String waiting = "silver-" + entity.name() + ": " + bronze + " has no change events yet to take the columns and"
+        + " key of " + catalog + "." + entity.table() + " from";
+    if (once) {
+      LOG.info("{}; nothing to do until it has", waiting);
+      return false;
+    }
+    long started = System.nanoTime();
+    long nextLog = started;
+    while (!SilverTables.createEntityTable(spark, catalog, entity, shape)) {
+      long now = System.nanoTime();
+      if (now >= nextLog) {
+        LOG.info("{}; waiting for them (waited {} s)", waiting, Duration.ofNanos(now - started).toSeconds());
+        nextLog = now + TABLE_WAIT_LOG_EVERY.toNanos();
+      }
+      pause(waiting);
+    }
+    return true;
+  }
+
+  private static void pause(String waitingFor) {
+    try {
+      Thread.sleep(TABLE_POLL.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(waitingFor + "; stopped while waiting", e);
+    }
   }
 
   private static final Duration TABLE_POLL = Duration.ofSeconds(2);
@@ -125,12 +159,7 @@ public final class SilverMergeJob {
             Duration.ofNanos(now - started).toSeconds());
         nextLog = now + TABLE_WAIT_LOG_EVERY.toNanos();
       }
-      try {
-        Thread.sleep(TABLE_POLL.toMillis());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException(missing + "; stopped while waiting for it", e);
-      }
+      pause(missing);
     }
     LOG.info("bronze table {} exists; starting", bronze);
   }

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.stream.Collectors;
 import org.apache.iceberg.Table;
@@ -106,18 +107,23 @@ public final class SilverRebuild {
       checkpoint = rewind.checkpoint();
       out.printf("[1/4] building %s from %s as of snapshot %d (batch %d of %s), then the bronze changes after it%n",
           shadow, live, fromSnapshot.getAsLong(), rewind.batch(), rewind.fromCheckpoint());
-      spark.sql("CREATE TABLE " + shadow + " USING iceberg PARTITIONED BY (" + partitioning(entity) + ")"
+      spark.sql("CREATE TABLE " + shadow + " USING iceberg PARTITIONED BY (" + partitioning(entity, liveTable) + ")"
           + " TBLPROPERTIES (" + sqlProperties(withCheckpoint(stateAt(liveTable, rewind.committedMillis()),
           checkpoint)) + ") AS SELECT * FROM " + live
           + " VERSION AS OF " + fromSnapshot.getAsLong());
-      SilverTables.createEntityTable(spark, catalog, shadowEntity); // columns the config added since
+      SilverTables.createEntityTable(spark, catalog, shadowEntity, Optional::empty); // columns the config added since
       QuarantineRows.asOf(spark, quarantine, entity.name(), rewind.committedMillis())
           .createOrReplaceTempView("tributary_quarantine_then");
       spark.sql("INSERT INTO " + shadowQuarantine + " SELECT * FROM tributary_quarantine_then");
     } else {
       checkpoint = SilverCheckpoints.next(config, entity, "rebuild");
       out.printf("[1/4] building %s from all of %s with the entity's current config%n", shadow, bronze);
-      SilverTables.createEntityTable(spark, catalog, shadowEntity);
+      ChangeDecoder decoder = ChangeDecoder.of(entity, () -> new SchemaRegistryClient(config.schemaRegistry()));
+      if (!SilverTables.createEntityTable(spark, catalog, shadowEntity,
+          () -> StreamShape.fromBronze(spark, bronze, entity, decoder, live))) {
+        throw new IllegalStateException(bronze + " has no change events to take the columns and key of " + live
+            + " from (the entity's config leaves them to the change stream); nothing to rebuild yet");
+      }
       spark.sql("ALTER TABLE " + shadow + " SET TBLPROPERTIES ('" + SilverCheckpoints.PROPERTY + "' = '"
           + checkpoint + "')");
     }
@@ -158,7 +164,7 @@ public final class SilverRebuild {
     properties.put(SilverCheckpoints.PROPERTY, checkpoint);
     properties.put(SilverCheckpoints.SWITCHING, "rebuild to " + checkpoint);
     String statement = (liveExists ? "CREATE OR REPLACE TABLE " : "CREATE TABLE ") + live + " USING iceberg"
-        + " PARTITIONED BY (" + partitioning(entity) + ") TBLPROPERTIES (" + sqlProperties(properties)
+        + " PARTITIONED BY (" + partitioning(entity, shadowTable) + ") TBLPROPERTIES (" + sqlProperties(properties)
         + ") AS SELECT * FROM " + shadow;
     // 1. The table, in one commit. A stream (re)starting now waits for step 3.
     CommitMetadata.withCommitProperties(summary, () -> spark.sql(statement), RuntimeException.class);
@@ -199,7 +205,8 @@ public final class SilverRebuild {
       boolean liveExists, String bronze) {
     List<String> report = new ArrayList<>();
     List<String> problems = new ArrayList<>();
-    String key = entity.key().stream().map(column -> "`" + column + "`").collect(Collectors.joining(", "));
+    String key = StreamShape.key(entity, load(shadow)).stream().map(column -> "`" + column + "`")
+        .collect(Collectors.joining(", "));
     boolean history = entity.history() == SilverEntity.History.SCD2;
     long rows = spark.table(shadow).count();
     long bronzeRows = spark.table(bronze).count();
@@ -236,8 +243,8 @@ public final class SilverRebuild {
     return new Validation(report, problems);
   }
 
-  private static String partitioning(SilverEntity entity) {
-    return "bucket(" + entity.buckets() + ", `" + entity.key().get(0) + "`)";
+  private static String partitioning(SilverEntity entity, Table live) {
+    return "bucket(" + entity.buckets() + ", `" + StreamShape.key(entity, live).get(0) + "`)";
   }
 
   /** The table's properties now, with Tributary's state (remembered truncates) as it was at {@code millis}. */

@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.spark.SparkSchemaUtil;
@@ -49,20 +50,42 @@ final class SilverTables {
   /**
    * Creates the entity's table, or adds to an existing one the columns the config names and the table lacks (so an
    * entity's schema can grow in config too). Columns the table has beyond the config (added by schema evolution)
-   * stay.
+   * stay. An entity that leaves its columns or key to the change stream takes them from {@code stream} when its
+   * table is created, and the table records the key ({@link StreamShape#KEY_PROPERTY}).
+   *
+   * @param stream the entity's shape as the change stream states it; empty while there are no records to read it
+   *     from
+   * @return whether the table exists now (false: the stream has no records yet to take the shape from)
    */
-  static void createEntityTable(SparkSession spark, String catalog, SilverEntity entity) {
+  static boolean createEntityTable(SparkSession spark, String catalog, SilverEntity entity,
+      Supplier<Optional<StreamShape.Shape>> stream) {
     createNamespace(spark, catalog, entity.table());
     String table = catalog + "." + entity.table();
-    String columns = entity.schema().toDDL() + ", " + CHANGE_COLUMNS
-        + (entity.history() == SilverEntity.History.SCD2 ? ", " + VALIDITY_COLUMNS : "");
-    spark.sql("CREATE TABLE IF NOT EXISTS " + table + " (" + columns + ") USING iceberg PARTITIONED BY (bucket("
-        + entity.buckets() + ", `" + entity.key().get(0) + "`)) TBLPROPERTIES (" + PROPERTIES
-        // Maintenance commits next to the stream (compaction commits its file groups one by one).
-        + ", 'commit.retry.num-retries' = '10')");
+    if (!spark.catalog().tableExists(table)) {
+      Optional<StreamShape.Shape> shape = entity.columnsFromStream() || entity.key().isEmpty() ? stream.get()
+          : Optional.of(new StreamShape.Shape(entity.schema(), entity.key()));
+      if (shape.isEmpty()) {
+        return false;
+      }
+      String columns = shape.get().columns().toDDL() + ", " + CHANGE_COLUMNS
+          + (entity.history() == SilverEntity.History.SCD2 ? ", " + VALIDITY_COLUMNS : "");
+      if (entity.columnsFromStream()) {
+        LOG.info("silver-{}: creating {} with the change stream's columns: {} (key {})", entity.name(), table,
+            shape.get().columns().toDDL(), String.join(", ", shape.get().key()));
+      }
+      spark.sql("CREATE TABLE IF NOT EXISTS " + table + " (" + columns + ") USING iceberg PARTITIONED BY (bucket("
+          + entity.buckets() + ", `" + shape.get().key().get(0).replace("`", "``") + "`)) TBLPROPERTIES ("
+          + PROPERTIES + ", '" + StreamShape.KEY_PROPERTY + "' = " + JsonFields.literal(StreamShape.keyProperty(
+              shape.get().key()))
+          // Maintenance commits next to the stream (compaction commits its file groups one by one).
+          + ", 'commit.retry.num-retries' = '10')");
+    }
     StructType tableSchema = spark.table(table).schema();
     requireTributaryColumns(table, tableSchema, StructType.fromDDL(CHANGE_COLUMNS + (entity.history()
         == SilverEntity.History.SCD2 ? ", " + VALIDITY_COLUMNS : "")));
+    if (entity.columnsFromStream()) {
+      return true;
+    }
     List<String> existing = List.of(tableSchema.fieldNames());
     for (StructField field : entity.schema().fields()) {
       if (!existing.contains(field.name())) {
@@ -70,6 +93,7 @@ final class SilverTables {
         spark.sql("ALTER TABLE " + table + " ADD COLUMN `" + field.name() + "` " + field.dataType().sql());
       }
     }
+    return true;
   }
 
   /**

@@ -64,7 +64,7 @@ class CdcMergeIT {
         + "\n schema = \"" + schema + "\"\n " + settings + "\n }\n}"));
     LakehouseSession.registerCatalog(spark, config.catalog());
     SilverEntity entity = config.silver().entities().get(table);
-    SilverTables.createEntityTable(spark, catalog, entity);
+    SilverTables.createEntityTable(spark, catalog, entity, java.util.Optional::empty);
     SilverTables.createQuarantineTable(spark, catalog, config.silver().quarantine());
     String checkpoint = io.tributary.common.lakehouse.SilverCheckpoints.configured(config, entity);
     return new CdcMerge(entity, config.schemaRegistry(), catalog + ".silver." + table, catalog + ".silver.quarantine",

@@ -1,5 +1,6 @@
 package io.tributary.silver;
 
+import static io.tributary.silver.ChangeDecoder.SchemaSource.CONFIG;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -199,7 +200,7 @@ class ConnectorOrderIT {
   /** Decodes the values (Kafka offsets in list order); rows of key, seq, envelope error, name, sorted as the MERGE. */
   private static List<Row> decode(SparkSession spark, List<String> values) {
     byte[][] bytes = values.stream().map(value -> value.getBytes(UTF_8)).toArray(byte[][]::new);
-    return new DebeziumJsonDecoder(List.of()).envelopes(DecodersIT.bronze(spark, bytes))
+    return new DebeziumJsonDecoder(List.of(), CONFIG).envelopes(DecodersIT.bronze(spark, bytes))
         .selectExpr("try_cast(get_json_object(image, '$.id') AS BIGINT) AS id", "seq", "envelope_error",
             "get_json_object(image, '$.name') AS name", "offset")
         .orderBy("seq", "offset")

@@ -1,5 +1,6 @@
 package io.tributary.silver;
 
+import static io.tributary.silver.ChangeDecoder.SchemaSource.CONFIG;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -36,7 +37,8 @@ class DecodersIT {
   }
 
   private static List<Row> decode(ChangeDecoder decoder, SchemaEvolution policy, Dataset<Row> bronze) {
-    return new EntityRows(PEOPLE, List.of("id"), policy).decode(decoder.envelopes(bronze)).orderBy("offset")
+    return new EntityRows(PEOPLE, List.of("id"), policy, StreamVersions.none("people"))
+        .decode(decoder.envelopes(bronze)).orderBy("offset")
         .selectExpr("op", "seq", "ts_ms", "to_json(row)", "unknown_fields", "widen", "tombstone", "error", "stage")
         .collectAsList();
   }
@@ -58,7 +60,7 @@ class DecodersIT {
     String delete = "{\"before\":{\"id\":7,\"name\":\"Ann\"},\"after\":null,\"source\":{\"lsn\":102,\"ts_ms\":5},"
         + "\"op\":\"d\",\"ts_ms\":6}";
     String truncate = "{\"before\":null,\"after\":null,\"source\":{\"lsn\":103,\"ts_ms\":7},\"op\":\"t\",\"ts_ms\":8}";
-    List<Row> rows = decode(new DebeziumJsonDecoder(List.of("source.lsn")), SchemaEvolution.EVOLVE,
+    List<Row> rows = decode(new DebeziumJsonDecoder(List.of("source.lsn"), CONFIG), SchemaEvolution.EVOLVE,
         bronze(spark, utf8(plain), utf8(wrapped), utf8(delete), null, utf8(truncate)));
 
     String image = "{\"id\":7,\"name\":\"Ann\",\"credit\":12.50,\"age\":41,\"born\":\"2022-01-08\","
@@ -81,7 +83,7 @@ class DecodersIT {
   @Test
   void debeziumRecordsThatCannotBeAppliedSayWhy(SparkSession spark) {
     String ok = "\"source\":{\"lsn\":1,\"ts_ms\":1},\"ts_ms\":1";
-    List<Row> rows = decode(new DebeziumJsonDecoder(List.of("source.lsn")), SchemaEvolution.QUARANTINE, bronze(spark,
+    List<Row> rows = decode(new DebeziumJsonDecoder(List.of("source.lsn"), CONFIG), SchemaEvolution.QUARANTINE, bronze(spark,
         new byte[] {(byte) 0xff, (byte) 0xfe},
         utf8("{\"op\":\"c\""),
         utf8("{\"after\":{\"id\":1}," + ok + "}"),
@@ -156,7 +158,7 @@ class DecodersIT {
         "value has text after its JSON document",
         "value is not valid JSON",
         "null");
-    for (ChangeDecoder decoder : List.of(new DebeziumJsonDecoder(List.of("source.lsn")),
+    for (ChangeDecoder decoder : List.of(new DebeziumJsonDecoder(List.of("source.lsn"), CONFIG),
         new JsonEventDecoder(List.of(), Optional.empty(), List.of("d"), Optional.empty()))) {
       String one = decoder instanceof DebeziumJsonDecoder ? change : event;
       List<Row> rows = decode(decoder, SchemaEvolution.EVOLVE, bronze(spark,

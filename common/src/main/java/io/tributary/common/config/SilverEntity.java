@@ -12,7 +12,8 @@ import org.apache.spark.sql.types.StructType;
  * @param name the entity's key under {@code tributary.silver.entities}
  * @param source the bronze table the changes come from
  * @param decoder how a bronze record becomes a change
- * @param key the primary key columns (in {@code schema})
+ * @param key the primary key columns (in {@code schema}); empty for a Debezium decoder means the fields of the
+ *     Kafka key's schema
  * @param sequence the paths, in the decoded record, of the fields that order a key's changes (compared in turn;
  *     then the Kafka partition and offset); empty means the latest record in Kafka wins for {@link Decoder#JSON},
  *     and each connector's own position (from {@code source.connector}) for {@link Decoder#DEBEZIUM_JSON}
@@ -22,7 +23,8 @@ import org.apache.spark.sql.types.StructType;
  * @param eventTimeField for {@link Decoder#JSON} and {@link Decoder#AVRO}: the field holding the change's time;
  *     absent means the Kafka
  *     timestamp
- * @param schema the entity's columns, as Spark DDL in the config
+ * @param schema the entity's columns, as Spark DDL in the config; null for a Debezium decoder means the columns
+ *     come from the change stream's schema (the JSON envelope's schema block, or the Avro writer schema)
  * @param table the silver table
  * @param buckets the silver table is partitioned by {@code bucket(buckets, <first key column>)}
  * @param deleteMode whether a delete leaves a tombstone row or removes the row
@@ -51,6 +53,11 @@ public record SilverEntity(
     Duration trigger,
     long maxRowsPerTrigger,
     double maxQuarantineRatio) {
+
+  /** Whether the entity's columns come from the change stream's own schema rather than from the config. */
+  public boolean columnsFromStream() {
+    return schema == null;
+  }
 
   /** The same entity kept in another table (a rebuild builds its shadow table so). */
   public SilverEntity withTable(TableName other) {
@@ -114,8 +121,10 @@ public record SilverEntity(
 
   static SilverEntity read(String name, ConfigReader reader) {
     reader.rejectUnknownKeys(KEYS);
-    StructType schema = schema(reader);
-    List<String> key = List.copyOf(reader.stringList("key"));
+    Decoder decoder = reader.oneOf("decoder", Decoder.class);
+    boolean fromStream = decoder != null && decoder.isDebezium();
+    StructType schema = fromStream && !reader.has("schema") ? null : schema(reader, decoder);
+    List<String> key = fromStream && !reader.has("key") ? List.of() : List.copyOf(reader.stringList("key"));
     if (schema != null) {
       List<String> columns = List.of(schema.fieldNames());
       for (String column : key) {
@@ -126,11 +135,11 @@ public record SilverEntity(
       }
       for (String column : columns) {
         if (column.startsWith("_")) {
-          reader.valueProblem("schema", "column '" + column + "' starts with '_', which Tributary keeps for its own columns");
+          reader.valueProblem("schema", "column '" + column + "' starts with '_', which Tributary keeps for its own"
+              + " columns");
         }
       }
     }
-    Decoder decoder = reader.oneOf("decoder", Decoder.class);
     List<String> sequence = reader.optionalStringList("sequence");
     if (sequence == null && decoder.isDebezium()) {
       sequence = CONNECTOR_ORDER;
@@ -174,7 +183,13 @@ public record SilverEntity(
         reader.positiveLong("max-rows-per-trigger"), reader.ratio("max-quarantine-ratio"));
   }
 
-  private static StructType schema(ConfigReader reader) {
+  private static StructType schema(ConfigReader reader, Decoder decoder) {
+    if (!reader.has("schema")) {
+      reader.valueProblem("schema", "is missing: decoder = " + (decoder == null ? "json or avro"
+          : ConfigNames.of(decoder)) + " needs the entity's columns as"
+          + " Spark DDL, e.g. \"id BIGINT, name STRING\" (Debezium decoders take them from the change stream)");
+      return null;
+    }
     String ddl = reader.string("schema");
     if (ddl == null) {
       return null;

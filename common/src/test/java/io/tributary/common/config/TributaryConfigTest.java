@@ -262,10 +262,27 @@ class TributaryConfigTest {
   }
 
   @Test
-  void namesAnEntityWithoutKey() {
+  void namesAnEventEntityWithoutKeyOrSchema() {
     assertRejected(with("tributary.silver.entities.people { source = bronze.people, table = silver.people,"
-            + " schema = \"id BIGINT\" }"),
+            + " decoder = json, sequence = [], schema = \"id BIGINT\" }"),
         "tributary.silver.entities.people.key: is missing");
+    assertRejected(with("tributary.schema-registry.url = \"http://registry:8081\"\n"
+            + "tributary.silver.entities.people { source = bronze.people, table = silver.people,"
+            + " decoder = avro, sequence = [], key = [id] }"),
+        "tributary.silver.entities.people.schema: is missing: decoder = avro needs the entity's columns as Spark"
+            + " DDL, e.g. \"id BIGINT, name STRING\" (Debezium decoders take them from the change stream)");
+  }
+
+  @Test
+  void aDebeziumEntityLeavesItsColumnsAndKeyToTheChangeStream() {
+    SilverEntity people = parse(with("tributary.silver.entities.people { source = bronze.people,"
+        + " table = silver.people }")).silver().entities().get("people");
+    assertThat(people.columnsFromStream()).isTrue();
+    assertThat(people.key()).isEmpty();
+    SilverEntity written = parse(with("tributary.silver.entities.people { source = bronze.people,"
+        + " table = silver.people, key = [id], schema = \"id BIGINT\" }")).silver().entities().get("people");
+    assertThat(written.columnsFromStream()).isFalse();
+    assertThat(written.key()).containsExactly("id");
   }
 
   @Test

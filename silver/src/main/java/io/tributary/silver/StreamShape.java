@@ -1,0 +1,160 @@
+package io.tributary.silver;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tributary.common.config.InvalidConfigException;
+import io.tributary.common.config.SilverEntity;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.spark.Spark3Util;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * The columns and key of an entity whose config leaves them to the change stream, read when its silver table is
+ * created: the columns from the schemas of bronze's newest records (the newest version's columns first, then what
+ * other versions add), the key from their Kafka key's schema. The table keeps the key in {@value #KEY_PROPERTY};
+ * later versions' new columns come through schema evolution, typed as the stream states them.
+ */
+final class StreamShape {
+  /** The table property holding the key columns of an entity whose config names none (a JSON array). */
+  static final String KEY_PROPERTY = "tributary.silver.key";
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** An entity's columns (without Tributary's) and its key columns. */
+  record Shape(StructType columns, List<String> key) {}
+
+  private StreamShape() {}
+
+  /** The entity's key: the config's, else the one its table recorded when it was created. */
+  static List<String> key(SilverEntity entity, Table silver) {
+    if (!entity.key().isEmpty()) {
+      return entity.key();
+    }
+    String recorded = silver.properties().get(KEY_PROPERTY);
+    if (recorded == null) {
+      throw new InvalidConfigException(List.of("tributary.silver.entities." + entity.name() + ".key: is missing,"
+          + " and " + silver.name() + " records no key columns (" + KEY_PROPERTY + "); name the key columns"));
+    }
+    try {
+      return List.of(JSON.readValue(recorded, String[].class));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(silver.name() + ": property " + KEY_PROPERTY + " is not a JSON array of column"
+          + " names: " + recorded, e);
+    }
+  }
+
+  /** The value of {@link #KEY_PROPERTY} for {@code key}. */
+  static String keyProperty(List<String> key) {
+    try {
+      return JSON.writeValueAsString(key);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * The shape of {@code entity} from the newest records of bronze table {@code bronze} (the rows its latest append
+   * added); empty while bronze has none. Fails in one line naming the config key when the records cannot say: JSON
+   * without schema blocks, keys without fields.
+   *
+   * @param table the silver table, for the message of a type that cannot be mapped
+   */
+  static Optional<Shape> fromBronze(SparkSession spark, String bronze, SilverEntity entity, ChangeDecoder decoder,
+      String table) {
+    Optional<Dataset<Row>> newest = newestRecords(spark, bronze);
+    if (newest.isEmpty()) {
+      return Optional.empty();
+    }
+    Dataset<Row> records = newest.get().where("value IS NOT NULL").localCheckpoint();
+    try {
+      if (records.isEmpty()) {
+        return Optional.empty();
+      }
+      StructType columns = entity.columnsFromStream() ? columns(records, entity, decoder, bronze, table)
+          : entity.schema();
+      List<String> key = entity.key().isEmpty() ? keyOf(records, entity, decoder, bronze) : entity.key();
+      List<String> names = List.of(columns.fieldNames());
+      for (String column : key) {
+        if (!names.contains(column)) {
+          throw new InvalidConfigException(List.of(prefix(entity) + "key: the Kafka key's field '" + column
+              + "' is not a column of the change events in " + bronze + " (columns: " + String.join(", ", names)
+              + "); name the key columns"));
+        }
+      }
+      return Optional.of(new Shape(columns, key));
+    } finally {
+      io.tributary.common.lakehouse.LocalCheckpoints.release(records);
+    }
+  }
+
+  private static StructType columns(Dataset<Row> records, SilverEntity entity, ChangeDecoder decoder, String bronze,
+      String table) {
+    Dataset<Row> envelopes = decoder.envelopes(records);
+    Map<Long, StreamColumns> versions = decoder.streamColumns(envelopes);
+    if (versions.isEmpty()) {
+      throw new InvalidConfigException(List.of(prefix(entity) + "schema: is missing, and the newest change events"
+          + " in " + bronze + " carry no schema to take the columns from (JSON written with the converter's"
+          + " schemas.enable = false, or records that are not Debezium change events); give the entity a schema"));
+    }
+    List<Row> newestVersion = envelopes.where("schema_version IS NOT NULL").orderBy(
+        org.apache.spark.sql.functions.col("kafka_timestamp").desc(), org.apache.spark.sql.functions.col("offset")
+            .desc()).select("schema_version").limit(1).collectAsList();
+    List<StreamColumns> ordered = new ArrayList<>();
+    if (!newestVersion.isEmpty() && versions.containsKey(newestVersion.get(0).getLong(0))) {
+      ordered.add(versions.get(newestVersion.get(0).getLong(0)));
+    }
+    ordered.addAll(versions.values());
+    Map<String, StructField> fields = new LinkedHashMap<>();
+    for (StreamColumns version : ordered) {
+      Arrays.stream(version.schema(table).fields()).forEach(field -> fields.putIfAbsent(field.name(), field));
+    }
+    return DataTypes.createStructType(new ArrayList<>(fields.values()));
+  }
+
+  private static List<String> keyOf(Dataset<Row> records, SilverEntity entity, ChangeDecoder decoder,
+      String bronze) {
+    List<String> key = decoder.keySchema(records).map(StreamColumns::keyOf).orElse(List.of());
+    if (key.isEmpty()) {
+      throw new InvalidConfigException(List.of(prefix(entity) + "key: is missing, and the newest records in "
+          + bronze + " have no Kafka key with fields to take it from (a source table without a primary key has a"
+          + " null key); name the key columns"));
+    }
+    return key;
+  }
+
+  /** The rows bronze's latest append added; empty when bronze has no data yet. */
+  private static Optional<Dataset<Row>> newestRecords(SparkSession spark, String bronze) {
+    Table table;
+    try {
+      table = Spark3Util.loadIcebergTable(spark, bronze);
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot load " + bronze + ": " + e.getMessage(), e);
+    }
+    for (Snapshot snapshot = table.currentSnapshot(); snapshot != null;
+        snapshot = snapshot.parentId() == null ? null : table.snapshot(snapshot.parentId())) {
+      if ("append".equals(snapshot.operation())) {
+        return Optional.of(snapshot.parentId() == null
+            ? spark.sql("SELECT * FROM " + bronze + " VERSION AS OF " + snapshot.snapshotId())
+            : spark.read().format("iceberg").option("start-snapshot-id", snapshot.parentId())
+                .option("end-snapshot-id", snapshot.snapshotId()).load(bronze));
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static String prefix(SilverEntity entity) {
+    return "tributary.silver.entities." + entity.name() + ".";
+  }
+}
