@@ -86,10 +86,12 @@ final class RewriteDataFiles {
       org.apache.iceberg.actions.RewriteDataFiles.Result result = action.execute();
       if (result.failedDataFilesCount() > 0) {
         // Not a commit conflict (those leave groups uncommitted, not failed): writing a group's files failed.
+        java.util.Optional<Exception> cause = jobs.first(); // waits for the listener: asked once
         throw new IllegalStateException("rewrite-data-files of " + table.name() + ": "
             + result.rewriteFailures().size() + " file group(s) of " + result.failedDataFilesCount() + " data files"
-            + " could not be rewritten and were left as they were" + jobs.first().map(cause -> " ("
-            + cause.getMessage().lines().findFirst().orElse("") + ")").orElse(""), jobs.first().orElse(null));
+            + " could not be rewritten and were left as they were" + cause.map(failure -> " ("
+            + String.valueOf(failure.getMessage()).lines().findFirst().orElse("") + ")").orElse(""),
+            cause.orElse(null));
       }
       return new Result(result.rewrittenDataFilesCount(), result.addedDataFilesCount(),
           result.rewrittenBytesCount());
