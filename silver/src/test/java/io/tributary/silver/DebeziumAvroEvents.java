@@ -18,7 +18,8 @@ import org.apache.kafka.connect.data.Struct;
  * {@code email} column.
  */
 final class DebeziumAvroEvents {
-  private static final Schema SOURCE = SchemaBuilder.struct().name("io.debezium.connector.postgresql.Source")
+  /** Debezium PostgreSQL's source block (the fields the tests' events use). */
+  static final Schema SOURCE = SchemaBuilder.struct().name("io.debezium.connector.postgresql.Source")
       .field("version", Schema.STRING_SCHEMA)
       .field("connector", Schema.STRING_SCHEMA)
       .field("name", Schema.STRING_SCHEMA)

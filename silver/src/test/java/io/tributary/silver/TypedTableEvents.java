@@ -23,16 +23,7 @@ import org.apache.kafka.connect.json.JsonConverter;
  * {@code shipped} ({@code MicroTimestamp}) column.
  */
 final class TypedTableEvents {
-  static final Schema SOURCE = SchemaBuilder.struct().name("io.debezium.connector.postgresql.Source")
-      .field("version", Schema.STRING_SCHEMA)
-      .field("connector", Schema.STRING_SCHEMA)
-      .field("name", Schema.STRING_SCHEMA)
-      .field("ts_ms", Schema.INT64_SCHEMA)
-      .field("db", Schema.STRING_SCHEMA)
-      .field("schema", Schema.STRING_SCHEMA)
-      .field("table", Schema.STRING_SCHEMA)
-      .field("lsn", Schema.OPTIONAL_INT64_SCHEMA)
-      .build();
+  static final Schema SOURCE = DebeziumAvroEvents.SOURCE;
 
   /** The Kafka key of the table: its primary key. */
   static final Schema KEY = SchemaBuilder.struct().name("inventory.public.items.Key")
