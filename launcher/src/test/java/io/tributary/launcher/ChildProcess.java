@@ -111,9 +111,13 @@ final class ChildProcess {
     command.add(Tributary.class.getName());
     command.addAll(Arrays.asList(args));
     Files.createDirectories(log.getParent());
-    return new ProcessBuilder(command)
+    Process process = new ProcessBuilder(command)
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
         .start();
+    // A test JVM that is stopped (a timeout, a stopped build) takes its children with it: a silver job left running
+    // keeps using a core and skews whatever runs next.
+    Runtime.getRuntime().addShutdownHook(new Thread(process::destroyForcibly));
+    return process;
   }
 }

@@ -28,8 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Columns and key from the change stream: an entity without {@code schema} and {@code key}, fed Debezium change
  * events whose columns cover Debezium's semantic types ({@link TypedTableEvents}), as the JSON converter writes them
  * and in Avro with a registry. The silver table is created from the first records with each semantic type's column
- * type, a later schema version's new columns arrive typed as the stream states them, and every value equals what
- * the source sent. A stream that cannot state its columns fails in one line naming the config key.
+ * type, a later schema version's new columns arrive typed as the stream states them, a dropped column stays (null
+ * in newer rows), a narrowed one keeps its wider type, and every value equals what the source sent. A stream that cannot state its columns fails in one line naming the config key.
  */
 @ExtendWith({SharedSpark.class, SharedKafka.class})
 class StreamSchemasIT {
@@ -143,6 +143,19 @@ class StreamSchemasIT {
     olderWriter.put("note", null);
     olderWriter.put("shipped", null);
     assertRow(spark, lake, 2, olderWriter);
+
+    // Version 3 drops note and narrows ratio to a float: the table keeps both columns as they are, the item's new
+    // version has no note, and its ratio is stored in the wider column.
+    TypedTableEvents v3 = new TypedTableEvents(3);
+    fixture.send("items", List.of(record(fixture, encoding.key(v3, 4),
+        encoding.value(v3, v3.change("u", v3.item(4, 4), v3.item(4, 46), 60)))));
+    new BronzeIngestJob(spark, config).run(true);
+    new SilverMergeJob(spark, config).run(true);
+    assertThat(entityColumns(spark.table(lake + ".silver.items").schema()).toDDL()).isEqualTo(StructType.fromDDL(
+        TypedTableEvents.SPARK_COLUMNS + ", note STRING, shipped TIMESTAMP_NTZ").toDDL());
+    Map<String, Object> narrowed = TypedTableEvents.expectedV2(4, 46);
+    narrowed.put("note", null);
+    assertRow(spark, lake, 4, narrowed);
     assertThat(spark.table(lake + ".silver.quarantine").count()).isZero();
   }
 

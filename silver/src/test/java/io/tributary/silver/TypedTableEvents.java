@@ -20,7 +20,8 @@ import org.apache.kafka.connect.json.JsonConverter;
  * semantic types, made the way a connector makes them: Debezium's schema builders and {@link Envelope} build the
  * Connect records, and Kafka Connect's {@link JsonConverter} (schemas enabled, Debezium's default) or Apicurio's
  * {@link AvroData} (for the Confluent wire format) writes them. Version 2 of the table adds a {@code note} and a
- * {@code shipped} ({@code MicroTimestamp}) column.
+ * {@code shipped} ({@code MicroTimestamp}) column; version 3 drops {@code note} and narrows {@code ratio} from a
+ * double to a float.
  */
 final class TypedTableEvents {
   static final Schema SOURCE = DebeziumAvroEvents.SOURCE;
@@ -64,13 +65,16 @@ final class TypedTableEvents {
         .field("shape", Geometry.builder().optional().build())
         .field("tags", SchemaBuilder.array(Schema.STRING_SCHEMA).optional().build())
         .field("small", Schema.OPTIONAL_INT16_SCHEMA)
-        .field("ratio", Schema.OPTIONAL_FLOAT64_SCHEMA)
+        // Version 3 narrows ratio to a float.
+        .field("ratio", version >= 3 ? Schema.OPTIONAL_FLOAT32_SCHEMA : Schema.OPTIONAL_FLOAT64_SCHEMA)
         .field("active", Schema.OPTIONAL_BOOLEAN_SCHEMA)
         .field("instant", org.apache.kafka.connect.data.Timestamp.builder().optional().build())
         .field("day", org.apache.kafka.connect.data.Date.builder().optional().build());
+    if (version == 2) {
+      columns.field("note", Schema.OPTIONAL_STRING_SCHEMA); // version 3 drops it again
+    }
     if (version >= 2) {
-      columns.field("note", Schema.OPTIONAL_STRING_SCHEMA)
-          .field("shipped", io.debezium.time.MicroTimestamp.builder().optional().build());
+      columns.field("shipped", io.debezium.time.MicroTimestamp.builder().optional().build());
     }
     this.row = columns.optional().build();
     this.envelope = Envelope.defineSchema().withName("inventory.public.items.Envelope").withRecord(row)
@@ -128,12 +132,15 @@ final class TypedTableEvents {
         .put("shape", Geometry.createValue(row.field("shape").schema(), new byte[] {1, 1, 0, 0, 0, (byte) n}, 4326))
         .put("tags", List.of("t" + n, "ü"))
         .put("small", (short) n)
-        .put("ratio", n / 4.0)
+        .put("ratio", version >= 3 ? (Object) (float) (n / 4.0) : (Object) (n / 4.0))
         .put("active", n % 2 == 0)
         .put("instant", java.util.Date.from(Instant.ofEpochMilli(1_700_000_000_000L + n)))
         .put("day", java.util.Date.from(Instant.ofEpochSecond((19_500L + n) * 86_400)));
     if (row.field("note") != null) {
-      value.put("note", "note " + n).put("shipped", 1_764_504_000_000_000L + n);
+      value.put("note", "note " + n);
+    }
+    if (row.field("shipped") != null) {
+      value.put("shipped", 1_764_504_000_000_000L + n);
     }
     return value;
   }
