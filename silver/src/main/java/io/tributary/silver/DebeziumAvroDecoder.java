@@ -45,8 +45,10 @@ final class DebeziumAvroDecoder implements ChangeDecoder {
     if (columns != SchemaSource.STREAM) {
       return versions;
     }
-    for (Row version : envelopes.where("schema_version IS NOT NULL AND envelope_error IS NULL")
-        .select("schema_version").distinct().collectAsList()) {
+    // The ids come from the five header bytes alone: filtering on the envelope's checks here would decode every
+    // record a second time. Ids without a usable envelope schema are left out; their records are quarantined.
+    for (Row version : envelopes.where("schema_version IS NOT NULL").select("schema_version").distinct()
+        .collectAsList()) {
       long id = version.getLong(0);
       writerSchema(id).filter(schema -> notAnEnvelope(schema).isEmpty())
           .flatMap(schema -> StreamColumns.ofEnvelope(ConnectType.ofAvro(schema)))
@@ -62,9 +64,14 @@ final class DebeziumAvroDecoder implements ChangeDecoder {
     return first.isEmpty() ? Optional.empty() : writerSchema(first.get(0).getLong(0)).map(ConnectType::ofAvro);
   }
 
+  /** The writer schema of {@code id}; empty when the registry has none or it is not valid Avro (quarantined). */
   private Optional<Schema> writerSchema(long id) {
-    return id > Integer.MAX_VALUE ? Optional.empty()
-        : registry.schema((int) id).map(text -> new Schema.Parser().parse(text));
+    Optional<String> text = id > Integer.MAX_VALUE ? Optional.empty() : registry.schema((int) id);
+    try {
+      return text.map(schema -> new Schema.Parser().parse(schema));
+    } catch (org.apache.avro.SchemaParseException e) {
+      return Optional.empty();
+    }
   }
 
   /** Why a writer schema cannot hold Debezium's envelope, if it cannot. */
