@@ -188,6 +188,10 @@ public final class LocalKafkaBroker {
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-Xms256m");
     command.add("-Xmx1g");
+    // A single local broker for the demo and the tests carries little load; what CPU there is goes to Spark. C1
+    // alone and the serial collector keep its own share small on a 2-core laptop.
+    command.add("-XX:TieredStopAtLevel=1");
+    command.add("-XX:+UseSerialGC");
     command.add("-Dlog4j2.configurationFile=" + log4j.toUri());
     command.add("-cp");
     command.add(brokerClasspath());
