@@ -15,6 +15,7 @@ import io.tributary.localstack.LocalKafkaBroker;
 import io.tributary.localstack.ShopEventGenerator;
 import io.tributary.maintenance.MaintenanceJob;
 import io.tributary.silver.SilverMergeJob;
+import io.tributary.silver.StreamShape;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -108,10 +109,12 @@ final class DemoCommand implements Command {
           step(String.format("Silver table %s: %,d versions, %,d current rows (history, SCD type 2)", table,
               counts.getLong(0), counts.getLong(1)));
           // The most recently changed key's whole timeline.
-          String key = String.join(", ", entity.key());
+          // Key and columns from the table: an entity may leave both to the change stream.
+          List<String> keyColumns = StreamShape.key(spark, entity, table);
+          String key = String.join(", ", keyColumns);
           spark.sql("SELECT " + key + ", _op, _valid_from, _valid_to, _is_current, "
-              + String.join(", ", List.of(entity.schema().fieldNames()).stream()
-                  .filter(column -> !entity.key().contains(column)).toList())
+              + String.join(", ", List.of(spark.table(table).columns()).stream()
+                  .filter(column -> !column.startsWith("_") && !keyColumns.contains(column)).toList())
               + " FROM " + table + " WHERE (" + key + ") IN (SELECT " + key + " FROM " + table
               + " WHERE _op <> 't' ORDER BY _valid_from DESC LIMIT 1) ORDER BY _seq").show(false);
           continue;

@@ -8,6 +8,7 @@ import io.tributary.common.lakehouse.DependencyUnavailableException;
 import io.tributary.gold.InvalidModelException;
 import io.tributary.gold.ModelFailedException;
 import io.tributary.maintenance.DamagedTablesException;
+import io.tributary.silver.UnmappableTypeException;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -108,7 +109,7 @@ public final class Tributary {
     } catch (DamagedTablesException e) {
       System.err.println("tributary " + command.name() + ": " + e.getMessage());
       return FAILED;
-    } catch (DependencyUnavailableException e) {
+    } catch (DependencyUnavailableException | UnmappableTypeException e) {
       System.err.println("tributary " + command.name() + ": " + e.getMessage());
       return FAILED;
     } catch (BronzeDataLossException e) {

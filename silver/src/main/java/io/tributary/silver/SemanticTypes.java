@@ -36,13 +36,6 @@ final class SemanticTypes {
   /** A column type and, when the stream's encoding needs it, the SQL that turns the JSON text into it. */
   record Mapped(DataType type, Optional<UnaryOperator<String>> conversion) {}
 
-  /** A type a Spark column cannot hold. */
-  static final class UnmappableTypeException extends IllegalStateException {
-    UnmappableTypeException(String message) {
-      super(message);
-    }
-  }
-
   static final String CONNECT_DECIMAL = "tributary_connect_decimal";
   static final String VARIABLE_DECIMAL = "tributary_variable_decimal";
   private static final int VARIABLE_SCALE = 18;

@@ -64,20 +64,23 @@ public final class SilverMergeJob {
       new StreamSupervisor(spark, RESTARTS).run(streams, once);
     } catch (RuntimeException failure) {
       throw StorageFull.explain("silver", failure, config).<RuntimeException>map(full -> full)
-          .or(() -> dependency(failure)).orElse(failure);
+          .or(() -> operatorMessage(failure)).orElse(failure);
     }
   }
 
   private static final int MAX_RESTARTS = 10;
 
   /**
-   * A service that refused the run (a schema registry's 401) or stayed away through every restart, as the one line
-   * an operator needs, wherever in the stream's failure it is.
+   * A service that refused the run (a schema registry's 401) or stayed away through every restart, or a stream
+   * column no table column can hold, as the one line an operator needs, wherever in the stream's failure it is.
    */
-  private static Optional<RuntimeException> dependency(Throwable failure) {
+  private static Optional<RuntimeException> operatorMessage(Throwable failure) {
     for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
       if (cause instanceof DependencyUnavailableException refused) {
         return Optional.of(refused);
+      }
+      if (cause instanceof UnmappableTypeException unmappable) {
+        return Optional.of(unmappable);
       }
       if (cause instanceof SchemaRegistryClient.RegistryUnavailableException away) {
         return Optional.of(new DependencyUnavailableException(away.getMessage() + "; still so after " + MAX_RESTARTS

@@ -26,7 +26,7 @@ import org.apache.spark.sql.types.StructType;
  * other versions add), the key from their Kafka key's schema. The table keeps the key in {@value #KEY_PROPERTY};
  * later versions' new columns come through schema evolution, typed as the stream states them.
  */
-final class StreamShape {
+public final class StreamShape {
   /** The table property holding the key columns of an entity whose config names none (a JSON array). */
   static final String KEY_PROPERTY = "tributary.silver.key";
 
@@ -36,6 +36,19 @@ final class StreamShape {
   record Shape(StructType columns, List<String> key) {}
 
   private StreamShape() {}
+
+  /** The key of the entity's silver table {@code table} (catalog and name): the config's, else the table's. */
+  public static List<String> key(SparkSession spark, SilverEntity entity, String table) {
+    if (!entity.key().isEmpty()) {
+      return entity.key();
+    }
+    try {
+      return key(entity, Spark3Util.loadIcebergTable(spark, table));
+    } catch (org.apache.spark.sql.catalyst.parser.ParseException
+        | org.apache.spark.sql.catalyst.analysis.NoSuchTableException e) {
+      throw new IllegalStateException("silver table " + table + " cannot be loaded: " + e.getMessage(), e);
+    }
+  }
 
   /** The entity's key: the config's, else the one its table recorded when it was created. */
   static List<String> key(SilverEntity entity, Table silver) {

@@ -50,7 +50,7 @@ class SemanticTypesTest {
     Schema wide = SchemaBuilder.struct().field("total", Decimal.builder(4)
         .parameter("connect.decimal.precision", "65").build()).optional().build();
     assertThatThrownBy(() -> columnsOf(wide).schema(TABLE))
-        .isInstanceOf(SemanticTypes.UnmappableTypeException.class)
+        .isInstanceOf(UnmappableTypeException.class)
         .hasMessageContaining("lake.silver.items, field total: a decimal of precision 65 (scale 4)");
   }
 
