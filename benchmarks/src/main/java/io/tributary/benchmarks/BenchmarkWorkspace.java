@@ -24,13 +24,16 @@ final class BenchmarkWorkspace implements AutoCloseable {
   private final String name;
   private final String stamp;
   private final Path folder;
+  private final String base;
   private final TributaryConfig config;
   private final SparkSession spark;
 
-  private BenchmarkWorkspace(String name, String stamp, Path folder, TributaryConfig config, SparkSession spark) {
+  private BenchmarkWorkspace(String name, String stamp, Path folder, String base, TributaryConfig config,
+      SparkSession spark) {
     this.name = name;
     this.stamp = stamp;
     this.folder = folder;
+    this.base = base;
     this.config = config;
     this.spark = spark;
   }
@@ -40,16 +43,25 @@ final class BenchmarkWorkspace implements AutoCloseable {
     String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
     Path folder = Path.of("var", "benchmarks", name + "-run-" + stamp).toAbsolutePath();
     Files.createDirectories(folder);
-    TributaryConfig config = TributaryConfig.from(ConfigFactory.parseString("tributary {\n"
-        + "  catalog.warehouse = \"" + folder.resolve("warehouse") + "\"\n"
-        + "  kafka.bootstrap-servers = \"127.0.0.1:1\"\n"
-        + "  checkpoint-location = \"" + folder.resolve("checkpoints") + "\"\n"
-        + hocon + "\n}\n"));
+    TributaryConfig config = configIn(folder, hocon);
     SparkSession spark = LakehouseSession.builder(config, "bench-" + name).config("spark.ui.enabled", "false")
         .getOrCreate();
     spark.sparkContext().setLogLevel("WARN");
     LakehouseSession.registerCatalog(spark, config.catalog());
-    return new BenchmarkWorkspace(name, stamp, folder, config, spark);
+    return new BenchmarkWorkspace(name, stamp, folder, hocon, config, spark);
+  }
+
+  private static TributaryConfig configIn(Path folder, String hocon) {
+    return TributaryConfig.from(ConfigFactory.parseString("tributary {\n"
+        + "  catalog.warehouse = \"" + folder.resolve("warehouse") + "\"\n"
+        + "  kafka.bootstrap-servers = \"127.0.0.1:1\"\n"
+        + "  checkpoint-location = \"" + folder.resolve("checkpoints") + "\"\n"
+        + hocon + "\n}\n"));
+  }
+
+  /** The workspace's config with {@code hocon} (inside {@code tributary { }}) added on top. */
+  TributaryConfig config(String hocon) {
+    return configIn(folder, base + "\n" + hocon);
   }
 
   /** The options of a benchmark's command line; a mistake ends the program with its message and exit code 2. */

@@ -3,10 +3,16 @@ package io.tributary.benchmarks;
 import io.tributary.bronze.BronzeIngestJob;
 import io.tributary.common.cli.Arguments;
 import io.tributary.common.config.TributaryConfig;
+import io.tributary.silver.ConfluentRegistryStandIn;
 import io.tributary.silver.SilverMergeJob;
 import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
@@ -17,59 +23,133 @@ import org.apache.spark.sql.SparkSession;
  * the same bronze rows, parses them and appends the after images to a plain Iceberg table: what the merge costs
  * beyond that is the merge. The final table is checked against the state computed from bronze by another query.
  *
- * <p>Run with {@code bin/tributary bench-silver [--keys N] [--changes N] [--max-rows-per-trigger N]}.
+ * <p>Run with {@code bin/tributary bench-silver [--keys N] [--changes N] [--max-rows-per-trigger N]
+ * [--encodings json,avro]}; with both encodings the same changes also go through the Avro decoder ({@link
+ * AvroChangeEvents}), each entity timed alone.
  */
 public final class SilverBenchmark {
   private static final String SCHEMA = "id BIGINT, name STRING, email STRING, country STRING, tier STRING,"
       + " credit_limit DECIMAL(10,2), created_at TIMESTAMP, updated_at TIMESTAMP";
 
-  private final SparkSession spark;
-  private final TributaryConfig config;
+  /**
+   * How the changes reach bronze: Debezium JSON without schemas and the entity's columns written by hand (the
+   * cheapest JSON path), or Debezium Avro through a schema registry with columns and key taken from the stream (the
+   * path such a deployment takes).
+   */
+  enum Encoding {
+    JSON("customers", "bronze.cdc"),
+    AVRO("customers_avro", "bronze.cdc_avro");
 
-  private SilverBenchmark(SparkSession spark, TributaryConfig config) {
-    this.spark = spark;
-    this.config = config;
+    final String entity;
+    final String bronze;
+
+    Encoding(String entity, String bronze) {
+      this.entity = entity;
+      this.bronze = bronze;
+    }
+
+    String silver() {
+      return "lake.silver." + entity;
+    }
+  }
+
+  private final BenchmarkWorkspace workspace;
+  private final SparkSession spark;
+  private final AvroChangeEvents avro;
+  private final long maxRows;
+
+  private SilverBenchmark(BenchmarkWorkspace workspace, AvroChangeEvents avro, long maxRows) {
+    this.workspace = workspace;
+    this.spark = workspace.spark();
+    this.avro = avro;
+    this.maxRows = maxRows;
   }
 
   public static void main(String[] args) throws Exception {
     Arguments options = BenchmarkWorkspace.arguments("bench-silver", args,
-        Set.of("keys", "changes", "max-rows-per-trigger"));
+        Set.of("keys", "changes", "max-rows-per-trigger", "encodings"));
     long keys = BenchmarkWorkspace.positive(options, "keys", "1000000");
     long changes = BenchmarkWorkspace.positive(options, "changes", "1000000");
     long maxRows = BenchmarkWorkspace.positive(options, "max-rows-per-trigger", "500000");
-    try (BenchmarkWorkspace workspace = BenchmarkWorkspace.open("silver",
-        "bronze.sources.cdc { topic = \"bench.customers\", table = \"bronze.cdc\" }\n"
-            + "silver.entities.customers { source = \"bronze.cdc\", key = [id], table = \"silver.customers\","
-            + " max-rows-per-trigger = " + maxRows + ", schema = \"" + SCHEMA + "\" }")) {
-      workspace.report(new SilverBenchmark(workspace.spark(), workspace.config()).run(keys, changes, maxRows));
+    List<Encoding> encodings = encodings(options.value("encodings").orElse("json"));
+    // Confluent's registry is not served here: the tests' stand-in answers the Confluent REST API on 127.0.0.1.
+    // The decoder fetches each schema id once and caches it, so the registry is off the measured path.
+    try (ConfluentRegistryStandIn registry = new ConfluentRegistryStandIn();
+        BenchmarkWorkspace workspace = BenchmarkWorkspace.open("silver",
+            "bronze.sources.cdc { topic = \"bench.customers\", table = \"bronze.cdc\" }\n"
+                + "bronze.sources.cdc_avro { topic = \"bench.customers_avro\", table = \"bronze.cdc_avro\" }\n"
+                + "schema-registry.url = \"" + registry.url() + "\"")) {
+      AvroChangeEvents avro = new AvroChangeEvents(registry.register(AvroChangeEvents.KEY_SCHEMA),
+          registry.register(AvroChangeEvents.VALUE_SCHEMA));
+      workspace.report(new SilverBenchmark(workspace, avro, maxRows).run(keys, changes, encodings));
     }
     System.exit(0);
   }
 
-  private String run(long keys, long changes, long maxRows) throws Exception {
+  private static List<Encoding> encodings(String text) {
+    List<Encoding> encodings = new ArrayList<>();
+    for (String name : text.split(",")) {
+      try {
+        encodings.add(Encoding.valueOf(name.strip().toUpperCase(Locale.ROOT)));
+      } catch (IllegalArgumentException e) {
+        System.err.println("'bench-silver': --encodings takes json, avro or json,avro; got '" + text + "'");
+        System.exit(2);
+      }
+    }
+    return List.copyOf(new java.util.LinkedHashSet<>(encodings));
+  }
+
+  /** The config of one encoding's entity alone, so that each is timed on its own. */
+  private TributaryConfig config(Encoding encoding) {
+    String columns = encoding == Encoding.JSON ? ", key = [id], schema = \"" + SCHEMA + "\"" : "";
+    return workspace.config("silver.entities." + encoding.entity + " { source = \"" + encoding.bronze + "\","
+        + " decoder = debezium-" + encoding.name().toLowerCase(Locale.ROOT) + ", table = \"silver." + encoding.entity
+        + "\", max-rows-per-trigger = " + maxRows + columns + " }");
+  }
+
+  /** What one encoding's entity did. */
+  private record Measured(Encoding encoding, long loadMillis, Rate merge, Rate mergeWall, long snapshotsBefore) {}
+
+  private String run(long keys, long changes, List<Encoding> encodings) throws Exception {
     ProgressCollector progress = new ProgressCollector();
     spark.streams().addListener(progress);
-    new BronzeIngestJob(spark, config).createTables();
+    new BronzeIngestJob(spark, workspace.config()).createTables();
 
     System.out.printf("== bronze: a snapshot of %,d keys (op r)%n", keys);
-    appendToBronze(snapshot(keys), 0);
-    long loadStart = System.nanoTime();
-    new SilverMergeJob(spark, config).run(true);
-    long loadMillis = (System.nanoTime() - loadStart) / 1_000_000;
-    System.out.printf("   silver initial load: %,d ms%n", loadMillis);
-    long snapshotsBefore = spark.table("lake.silver.customers.snapshots").count();
+    for (Encoding encoding : encodings) {
+      appendToBronze(encoding, snapshot(keys), 0);
+    }
+    Map<Encoding, Long> loads = new EnumMap<>(Encoding.class);
+    Map<Encoding, Long> snapshotsBefore = new EnumMap<>(Encoding.class);
+    for (Encoding encoding : encodings) {
+      long loadStart = System.nanoTime();
+      new SilverMergeJob(spark, config(encoding)).run(true);
+      loads.put(encoding, (System.nanoTime() - loadStart) / 1_000_000);
+      System.out.printf("   %s silver initial load: %,d ms%n", encoding, loads.get(encoding));
+      snapshotsBefore.put(encoding, spark.table(encoding.silver() + ".snapshots").count());
+    }
 
     System.out.printf("== bronze: %,d changes (65%% inserts, 30%% updates, 5%% deletes)%n", changes);
-    appendToBronze(changes(keys, changes), keys);
-    int batchesBefore = progress.batches("silver-customers").size();
-    long mergeStart = System.nanoTime();
-    new SilverMergeJob(spark, config).run(true);
-    long mergeMillis = (System.nanoTime() - mergeStart) / 1_000_000;
-    List<ProgressCollector.Batch> batches = progress.batches("silver-customers");
-    Rate merge = Rate.of(batches.subList(batchesBefore, batches.size()));
-    Rate mergeWall = new Rate(changes, mergeMillis, merge.batches());
-    System.out.printf("   merge: %s changes/s over %d batches (%s including start and stop)%n", merge.formatted(),
-        merge.batches(), mergeWall.formatted());
+    for (Encoding encoding : encodings) {
+      appendToBronze(encoding, changes(keys, changes), keys);
+    }
+    List<Measured> measured = new ArrayList<>();
+    for (Encoding encoding : encodings) {
+      String query = "silver-" + encoding.entity;
+      int batchesBefore = progress.batches(query).size();
+      long mergeStart = System.nanoTime();
+      new SilverMergeJob(spark, config(encoding)).run(true);
+      long mergeMillis = (System.nanoTime() - mergeStart) / 1_000_000;
+      List<ProgressCollector.Batch> batches = progress.batches(query);
+      // The changes over the batches' trigger time: a batch's numInputRows counts every scan of its input, and the
+      // Avro decoder scans it more than once (schema ids, key schema, decode).
+      Rate scanned = Rate.of(batches.subList(batchesBefore, batches.size()));
+      Rate merge = new Rate(changes, scanned.millis(), scanned.batches());
+      Rate mergeWall = new Rate(changes, mergeMillis, merge.batches());
+      System.out.printf("   %s merge: %s changes/s over %d batches (%s including start and stop)%n", encoding,
+          merge.formatted(), merge.batches(), mergeWall.formatted());
+      measured.add(new Measured(encoding, loads.get(encoding), merge, mergeWall, snapshotsBefore.get(encoding)));
+    }
 
     System.out.println("== ceiling: read the same bronze rows, parse, append the after images to a plain table");
     long ceilingStart = System.nanoTime();
@@ -80,48 +160,69 @@ public final class SilverBenchmark {
     Rate ceiling = new Rate(changes, (System.nanoTime() - ceilingStart) / 1_000_000, 1);
     System.out.printf("   ceiling: %s rows/s%n", ceiling.formatted());
 
-    String check = verify();
-    Row files = spark.sql("SELECT avg(CAST(summary['added-data-files'] AS BIGINT)),"
-        + " avg(coalesce(CAST(summary['added-delete-files'] AS BIGINT), 0)), count(*) FROM"
-        + " (SELECT * FROM lake.silver.customers.snapshots ORDER BY committed_at OFFSET " + snapshotsBefore + ")")
-        .first();
-    Row table = spark.sql("SELECT count(*), count_if(NOT _is_deleted) FROM lake.silver.customers").first();
     StringBuilder text = new StringBuilder();
     text.append("# Silver merge throughput, ").append(LocalDateTime.now().withNano(0)).append("\n\n");
     text.append(String.format("Machine: %d cores, Java %s, Spark master %s. Command: `bin/tributary bench-silver"
-        + " --keys %d --changes %d --max-rows-per-trigger %d`.%n%n", Runtime.getRuntime().availableProcessors(),
-        System.getProperty("java.version"), spark.sparkContext().master(), keys, changes, maxRows));
-    text.append(String.format("Silver table of %,d keys (initial load of the snapshot took %,d ms, %,.0f rows/s);"
-        + " then %,d Debezium changes (65%% inserts, 30%% updates, 5%% deletes) merged with `--once`.%n%n",
-        keys, loadMillis, keys * 1000.0 / loadMillis, changes));
-    text.append("| measure | changes/s | note |\n|---|---:|---|\n");
-    text.append(String.format("| silver merge (micro-batches) | %s | %d batches, %,d ms in triggers |%n",
-        merge.formatted(), merge.batches(), merge.millis()));
-    text.append(String.format("| silver merge (wall, with stream start and stop) | %s | %,d ms |%n",
-        mergeWall.formatted(), mergeMillis));
-    text.append(String.format("| ceiling: parse and append, no merge | %s | %,d ms |%n", ceiling.formatted(),
-        ceiling.millis()));
-    text.append(String.format("%nMerge / ceiling: %.2f. Target: >= 100,000 changes/s: %s.%n%n",
-        merge.perSecond() / ceiling.perSecond(), merge.perSecond() >= 100_000 ? "met" : "NOT met"));
-    text.append(String.format("Commits of the change phase: %d; per commit on average %.1f data files and %.1f delete"
-        + " files added.%n", files.getLong(2), files.isNullAt(0) ? 0 : files.getDouble(0),
-        files.isNullAt(1) ? 0 : files.getDouble(1)));
-    text.append(String.format("Final table: %,d rows, %,d live. %s%n", table.getLong(0), table.getLong(1), check));
+        + " --keys %d --changes %d --max-rows-per-trigger %d --encodings %s`.%n%n",
+        Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), spark.sparkContext().master(),
+        keys, changes, maxRows, String.join(",", encodings.stream().map(e -> e.name().toLowerCase(Locale.ROOT))
+            .toList())));
+    text.append(String.format("A silver table of %,d keys (initial load of a snapshot), then %,d Debezium changes"
+        + " (65%% inserts, 30%% updates, 5%% deletes) merged with `--once`. JSON: the JSON converter without"
+        + " schemas, columns written in the entity. Avro: the Avro converter's wire format (schema ids from a"
+        + " Confluent-compatible registry: the tests' stand-in, fetched once per id), columns and key from the"
+        + " stream. Each encoding runs alone, in the order listed, in one JVM.%n%n", keys, changes));
+    text.append("| measure | rate | note |\n|---|---:|---|\n");
+    for (Measured run : measured) {
+      String name = run.encoding() == Encoding.JSON ? "JSON" : "Avro";
+      text.append(String.format("| %s initial load | %,.0f rows/s | %,d ms |%n", name,
+          keys * 1000.0 / run.loadMillis(), run.loadMillis()));
+      text.append(String.format("| %s merge (micro-batches) | %s changes/s | %d batches, %,d ms in triggers;"
+          + " / ceiling %.2f |%n", name, run.merge().formatted(), run.merge().batches(), run.merge().millis(),
+          run.merge().perSecond() / ceiling.perSecond()));
+      text.append(String.format("| %s merge (wall, with stream start and stop) | %s changes/s | %,d ms |%n", name,
+          run.mergeWall().formatted(), run.mergeWall().millis()));
+    }
+    text.append(String.format("| ceiling: parse JSON and append, no merge | %s rows/s | %,d ms |%n",
+        ceiling.formatted(), ceiling.millis()));
+    Measured first = measured.get(0);
+    text.append(String.format("%nMerge / ceiling (%s): %.2f. Target: >= 100,000 changes/s: %s.%n",
+        first.encoding(), first.merge().perSecond() / ceiling.perSecond(),
+        first.merge().perSecond() >= 100_000 ? "met" : "NOT met"));
+    if (measured.size() == 2) {
+      Measured json = measured.stream().filter(run -> run.encoding() == Encoding.JSON).findFirst().orElseThrow();
+      Measured avroRun = measured.stream().filter(run -> run.encoding() == Encoding.AVRO).findFirst().orElseThrow();
+      text.append(String.format("Avro / JSON: merge %.2f, initial load %.2f (rates; above 1, Avro is faster).%n",
+          avroRun.merge().perSecond() / json.merge().perSecond(),
+          (double) json.loadMillis() / avroRun.loadMillis()));
+    }
+    text.append('\n');
+    for (Measured run : measured) {
+      Row files = spark.sql("SELECT avg(CAST(summary['added-data-files'] AS BIGINT)),"
+          + " avg(coalesce(CAST(summary['added-delete-files'] AS BIGINT), 0)), count(*) FROM"
+          + " (SELECT * FROM " + run.encoding().silver() + ".snapshots ORDER BY committed_at OFFSET "
+          + run.snapshotsBefore() + ")").first();
+      Row table = spark.sql("SELECT count(*), count_if(NOT _is_deleted) FROM " + run.encoding().silver()).first();
+      text.append(String.format("%s: commits of the change phase: %d; per commit on average %.1f data files and %.1f"
+          + " delete files added. Final table: %,d rows, %,d live. %s%n", run.encoding(), files.getLong(2),
+          files.isNullAt(0) ? 0 : files.getDouble(0), files.isNullAt(1) ? 0 : files.getDouble(1), table.getLong(0),
+          table.getLong(1), verify(run.encoding())));
+    }
     return text.toString();
   }
 
   /** The state computed from bronze by a separate query (latest change per key by LSN) against silver. */
-  private String verify() {
+  private String verify(Encoding encoding) {
     Row expected = spark.sql("SELECT count(*), sum(hash(id, name)) FROM (SELECT env.op, coalesce(env.after.id,"
         + " env.before.id) AS id, env.after.name AS name, row_number() OVER (PARTITION BY coalesce(env.after.id,"
         + " env.before.id) ORDER BY env.source.lsn DESC) AS n FROM (SELECT from_json(CAST(value AS STRING),"
         + " 'STRUCT<op: STRING, source: STRUCT<lsn: BIGINT>, before: STRUCT<id: BIGINT>,"
         + " after: STRUCT<id: BIGINT, name: STRING>>') AS env FROM lake.bronze.cdc)) WHERE n = 1 AND op <> 'd'")
         .first();
-    Row actual = spark.sql("SELECT count(*), sum(hash(id, name)) FROM lake.silver.customers WHERE NOT _is_deleted")
-        .first();
+    Row actual = spark.sql("SELECT count(*), sum(hash(id, name)) FROM " + encoding.silver()
+        + " WHERE NOT _is_deleted").first();
     if (!expected.equals(actual)) {
-      throw new IllegalStateException("silver differs from the state computed from bronze: expected " + expected
+      throw new IllegalStateException(encoding.silver() + " differs from the state computed from bronze: expected " + expected
           + ", got " + actual);
     }
     return "Checked: live rows and their content hash equal the latest change per key computed from bronze.";
@@ -138,8 +239,30 @@ public final class SilverBenchmark {
         + " i FROM (SELECT id AS i FROM range(0, " + changes + "))";
   }
 
+  /** The changes of {@code source} in bronze, as the encoding writes them, at offsets from {@code first}. */
+  private void appendToBronze(Encoding encoding, String source, long first) throws Exception {
+    if (encoding == Encoding.AVRO) {
+      appendAvroToBronze(source, first);
+    } else {
+      appendJsonToBronze(source, first);
+    }
+  }
+
+  /** Debezium envelopes (Avro converter, Confluent framing) for the rows of {@code source}. */
+  private void appendAvroToBronze(String source, long first) throws Exception {
+    spark.sql(source).mapPartitions(avro.encoder(), Encoders.row(AvroChangeEvents.FRAMED))
+        .createOrReplaceTempView("avro_changes");
+    spark.sql("SELECT 'bench.customers_avro' AS topic, CAST(pmod(key_id, 2) AS INT) AS partition, " + first
+        + " + i AS offset, timestamp_millis(1764000000000 + i) AS kafka_timestamp, key, value,"
+        + " CAST(NULL AS ARRAY<STRUCT<key: STRING, value: BINARY>>) AS headers, current_timestamp() AS ingested_at"
+        + " FROM avro_changes ORDER BY i")
+        .repartition(8)
+        .sortWithinPartitions("offset")
+        .writeTo("lake.bronze.cdc_avro").append();
+  }
+
   /** Debezium envelopes (JSON converter, no schema) for the rows of {@code source}, at offsets from {@code first}. */
-  private void appendToBronze(String source, long first) throws Exception {
+  private void appendJsonToBronze(String source, long first) throws Exception {
     String image = "named_struct('id', key_id, 'name', concat('name-', key_id, '-', i), 'email', concat('c', key_id,"
         + " '@example.com'), 'country', element_at(array('BE', 'NL', 'DE', 'FR'), CAST(pmod(i, 4) + 1 AS INT)),"
         + " 'tier', element_at(array('bronze', 'silver', 'gold'), CAST(pmod(i, 3) + 1 AS INT)), 'credit_limit',"
@@ -150,7 +273,7 @@ public final class SilverBenchmark {
         + " CAST(to_json(named_struct('id', key_id)) AS BINARY) AS key,"
         + " CAST(to_json(named_struct('before', CASE WHEN op IN ('u', 'd') THEN " + image + " END,"
         + " 'after', CASE WHEN op <> 'd' THEN " + image + " END,"
-        + " 'source', named_struct('lsn', lsn, 'ts_ms', 1764000000000 + i), 'op', op, 'ts_ms', 1764000000000 + i))"
+        + " 'source', named_struct('connector', 'postgresql', 'lsn', lsn, 'ts_ms', 1764000000000 + i), 'op', op, 'ts_ms', 1764000000000 + i))"
         + " AS BINARY) AS value,"
         + " CAST(NULL AS ARRAY<STRUCT<key: STRING, value: BINARY>>) AS headers, current_timestamp() AS ingested_at"
         + " FROM (" + source + ") ORDER BY i")

@@ -22,9 +22,9 @@ import java.util.regex.Pattern;
  * {@code POST /subjects/{subject}/versions} registers a schema (the same text gets the same id), {@code GET
  * /schemas/ids/{id}} answers it or 404 with error code 40403, and with credentials set every request without them
  * gets 401 (error code 401). It serves HTTP or HTTPS, and can be stopped and started again on the same port, as
- * an outage.
+ * an outage. Public for bench-silver, which measures the Avro decoder against it.
  */
-final class ConfluentRegistryStandIn implements AutoCloseable {
+public final class ConfluentRegistryStandIn implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Pattern SCHEMA_BY_ID = Pattern.compile("/schemas/ids/(\\d+)");
   private static final Pattern REGISTER = Pattern.compile("/subjects/([^/]+)/versions");
@@ -39,7 +39,7 @@ final class ConfluentRegistryStandIn implements AutoCloseable {
   private HttpServer server;
 
   /** Without credentials. */
-  ConfluentRegistryStandIn() throws IOException {
+  public ConfluentRegistryStandIn() throws IOException {
     this(null, null);
   }
 
@@ -61,12 +61,12 @@ final class ConfluentRegistryStandIn implements AutoCloseable {
     start();
   }
 
-  String url() {
+  public String url() {
     return (tls == null ? "http" : "https") + "://127.0.0.1:" + port;
   }
 
   /** Registers a schema under a subject, as a serializer does; returns its id. */
-  int register(String schema) {
+  public int register(String schema) {
     return ids.computeIfAbsent(schema, text -> {
       int id = nextId.getAndIncrement();
       schemas.put(id, text);
