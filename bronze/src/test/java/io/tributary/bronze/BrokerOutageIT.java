@@ -62,7 +62,7 @@ class BrokerOutageIT {
       String table = fixture.tableName(config, "events");
       List<Sent> sent = new ArrayList<>(fixture.sendSimple("events", 3_000, 0));
       BronzeFixture.Running bronze = BronzeFixture.runInBackground(spark, config);
-      await().atMost(Duration.ofMinutes(2)).until(() -> BronzeFixture.rows(spark, table) >= 600);
+      await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500)).until(() -> BronzeFixture.rows(spark, table) >= 600);
       java.util.UUID runBefore = spark.streams().active()[0].runId();
 
       broker.stop();

@@ -120,14 +120,14 @@ public class BronzeIngestIT {
     String table = fixture.tableName(config, "clicks");
 
     BronzeFixture.Running first = BronzeFixture.runInBackground(spark, config);
-    await().atMost(Duration.ofSeconds(90)).until(() -> BronzeFixture.rows(spark, table) >= 600);
+    await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500)).until(() -> BronzeFixture.rows(spark, table) >= 600);
     first.stop();
     long afterStop = spark.table(table).count();
     assertThat(afterStop).isLessThan(sent.size());
 
     sent.addAll(fixture.sendSimple("clicks", 500, 3000));
     BronzeFixture.Running second = BronzeFixture.runInBackground(spark, config);
-    await().atMost(Duration.ofSeconds(120)).until(() -> BronzeFixture.rows(spark, table) >= sent.size());
+    await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).until(() -> BronzeFixture.rows(spark, table) >= sent.size());
     second.stop();
 
     assertLandedExactly(sent, fixture.read(spark, config, "clicks"));

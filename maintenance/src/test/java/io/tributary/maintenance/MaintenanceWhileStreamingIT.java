@@ -101,7 +101,7 @@ class MaintenanceWhileStreamingIT {
       List<GeneratedRecord> slice = generated.subList(part * generated.size() / parts,
           (part + 1) * generated.size() / parts);
       SilverMergeIT.send(fixture, slice);
-      await().atMost(Duration.ofSeconds(120)).until(() -> BronzeFixture.rows(spark, lake + ".silver.orders") > 0);
+      await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).until(() -> BronzeFixture.rows(spark, lake + ".silver.orders") > 0);
       maintenance.append(maintain(spark, config));
       assertStreamsRun(spark, silver, silverFailure);
     }

@@ -166,7 +166,7 @@ class RecoveryIT {
     }, "producer");
     SilverRebuild.Result result;
     try {
-      await().atMost(Duration.ofSeconds(120)).until(() -> BronzeFixture.rows(spark, table) > 0);
+      await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).until(() -> BronzeFixture.rows(spark, table) > 0);
       reader.start();
       producer.start();
       result = new SilverRebuild(spark, config).run("silver.orders", OptionalLong.empty(), System.out);
