@@ -2,9 +2,6 @@ package io.tributary.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -88,21 +85,9 @@ class BadInputCorpusTest {
     List<String> args = Arrays.stream(bad.args().split(" "))
         .map(arg -> arg.replace("%CONF%", config.toString()).replace("%DIR%", dir.toString())).toList();
 
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    PrintStream originalOut = System.out;
-    PrintStream originalErr = System.err;
-    int exit;
-    try {
-      System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-      System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-      exit = new Tributary().run(args);
-    } finally {
-      System.setOut(originalOut);
-      System.setErr(originalErr);
-    }
-
-    String stderr = err.toString(StandardCharsets.UTF_8);
+    CommandRun run = CommandRun.of(args.toArray(String[]::new));
+    int exit = run.code();
+    String stderr = run.err();
     String expected = bad.message().replace("%DIR%", dir.toString());
     assertThat(exit).as(stderr).isEqualTo(bad.exit());
     // One line, or one per problem when a config has several.
@@ -112,7 +97,7 @@ class BadInputCorpusTest {
     } else {
       assertThat(stderr.strip()).isEqualTo(expected);
     }
-    assertThat(stderr + out.toString(StandardCharsets.UTF_8)).doesNotContain(SECRET);
+    assertThat(stderr + run.out()).doesNotContain(SECRET);
     try (Stream<Path> written = Files.list(dir)) {
       assertThat(written.map(path -> path.getFileName().toString())).as("nothing written")
           .containsExactlyInAnyOrder("blocker", "folder", "lakehouse.conf");

@@ -9,12 +9,8 @@ import io.tributary.common.testing.SharedSpark;
 import io.tributary.localstack.LocalKafkaBroker;
 import io.tributary.localstack.testing.SharedKafka;
 import io.tributary.silver.SilverMergeJob;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
@@ -45,7 +41,7 @@ class StatusIT {
     new BronzeIngestJob(spark, config).run(true);
     new SilverMergeJob(spark, config).run(true);
 
-    Run caughtUp = status(file, "1h");
+    CommandRun caughtUp = status(file, "1h");
     assertThat(caughtUp.code()).as(caughtUp.out()).isEqualTo(Tributary.OK);
     assertThat(caughtUp.out()).containsPattern("bronze-events +batch \\d+ committed .*; behind: 0 records in Kafka"
         + "  caught up").containsPattern("silver-events +batch -?\\d+ committed .*; behind: 0 records in 0 bronze"
@@ -54,16 +50,16 @@ class StatusIT {
 
     // 25 records arrive in Kafka; bronze has not run: it is behind, and with no commit in the last 0 s, stalled.
     fixture.sendSimple("events", 25, 40);
-    Run behind = status(file, "1h");
+    CommandRun behind = status(file, "1h");
     assertThat(behind.code()).as(behind.out()).isEqualTo(Tributary.OK);
     assertThat(behind.out()).contains("behind: 25 records in Kafka  catching up");
-    Run stalled = status(file, "0s");
+    CommandRun stalled = status(file, "0s");
     assertThat(stalled.code()).as(stalled.out()).isEqualTo(Tributary.FAILED);
     assertThat(stalled.out()).contains("behind: 25 records in Kafka  STALLED", "1 of 2 streams are stalled");
 
     // Bronze loads them; now silver is the one behind.
     new BronzeIngestJob(spark, config).run(true);
-    Run silverBehind = status(file, "0s");
+    CommandRun silverBehind = status(file, "0s");
     assertThat(silverBehind.code()).isEqualTo(Tributary.FAILED);
     assertThat(silverBehind.out()).contains("behind: 25 records in 1 bronze snapshot  STALLED");
     new SilverMergeJob(spark, config).run(true);
@@ -72,7 +68,7 @@ class StatusIT {
     // Kafka does not answer: neither caught up nor behind, a code of its own and one line naming the address.
     Path down = dir.resolve("kafka-down.conf");
     Files.writeString(down, hocon + "\ntributary.kafka.bootstrap-servers = \"127.0.0.1:1\"\n");
-    Run unreachable = status(down, "1h");
+    CommandRun unreachable = status(down, "1h");
     assertThat(unreachable.code()).as(unreachable.err()).isEqualTo(Tributary.UNREACHABLE);
     assertThat(unreachable.err().lines()).singleElement().asString()
         .startsWith("tributary status: Kafka at 127.0.0.1:1 did not answer within 30 s");
@@ -87,7 +83,7 @@ class StatusIT {
     Files.writeString(storageDown, hocon + "\ntributary.catalog.name = down" + closed
         + "\ntributary.catalog.warehouse = \"hdfs://127.0.0.1:" + closed
         + "/warehouse\"\ntributary.catalog.properties { \"hadoop.ipc.client.connect.max.retries\" = \"0\" }\n");
-    Run storageUnreachable = status(storageDown, "1h");
+    CommandRun storageUnreachable = status(storageDown, "1h");
     assertThat(storageUnreachable.code()).as(storageUnreachable.err()).isEqualTo(Tributary.UNREACHABLE);
     assertThat(storageUnreachable.err().lines()).singleElement().asString()
         .startsWith("tributary status: the lakehouse's storage or catalog did not answer (tributary.catalog: hadoop at"
@@ -95,21 +91,7 @@ class StatusIT {
         .contains("ConnectException: ");
   }
 
-  private record Run(int code, String out, String err) {}
-
-  private static Run status(Path config, String maxIdle) {
-    PrintStream originalOut = System.out;
-    PrintStream originalErr = System.err;
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-    try {
-      int code = new Tributary().run(List.of("status", "--config", config.toString(), "--max-idle", maxIdle));
-      return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    } finally {
-      System.setOut(originalOut);
-      System.setErr(originalErr);
-    }
+  private static CommandRun status(Path config, String maxIdle) {
+    return CommandRun.of("status", "--config", config.toString(), "--max-idle", maxIdle);
   }
 }

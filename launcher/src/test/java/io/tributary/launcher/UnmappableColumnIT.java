@@ -8,8 +8,6 @@ import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.testing.SharedSpark;
 import io.tributary.localstack.LocalKafkaBroker;
 import io.tributary.localstack.testing.SharedKafka;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -63,7 +61,7 @@ class UnmappableColumnIT {
     new BronzeIngestJob(spark, config).run(true);
     String table = config.catalog().name() + ".silver.ledger";
 
-    Run failed = silver(file);
+    CommandRun failed = silver(file);
     assertThat(failed.code()).as(failed.err()).isEqualTo(Tributary.FAILED);
     assertThat(failed.err().lines()).singleElement().asString().isEqualTo("tributary silver: " + table
         + ", field total: a decimal of precision 65 (scale 4), and Spark holds at most 38 digits; give the source"
@@ -76,23 +74,13 @@ class UnmappableColumnIT {
     // The way out the line names: the entity's own columns, with the decimal kept as the text of its bytes.
     Files.writeString(file, fixture.hocon(Map.of("ledger", "ledger"),
         entity.formatted(", schema = \"id BIGINT, total STRING\"")));
-    Run loaded = silver(file);
+    CommandRun loaded = silver(file);
     assertThat(loaded.code()).as(loaded.err()).isEqualTo(Tributary.OK);
     assertThat(spark.sql("SELECT id, total FROM " + table).collectAsList()).extracting(Object::toString)
         .containsExactly("[1,MDk=]");
   }
 
-  private record Run(int code, String err) {}
-
-  private static Run silver(Path config) {
-    PrintStream originalErr = System.err;
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-    try {
-      int code = new Tributary().run(List.of("silver", "--config", config.toString(), "--once"));
-      return new Run(code, err.toString(StandardCharsets.UTF_8));
-    } finally {
-      System.setErr(originalErr);
-    }
+  private static CommandRun silver(Path config) {
+    return CommandRun.of("silver", "--config", config.toString(), "--once");
   }
 }
