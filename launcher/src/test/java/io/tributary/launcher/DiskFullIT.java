@@ -105,11 +105,11 @@ class DiskFullIT {
       // Gold: the model's table is never half made.
       String date = java.time.LocalDate.now(java.time.ZoneOffset.UTC).toString();
       ballast = fill(warehouse);
-      assertFullDiskLine(cli("gold", "--config", configFile.toString(), "--date", date), "gold", warehouse, dir,
-          StorageFull.GOLD_RUN);
+      assertFullDiskLine(CommandRun.of("gold", "--config", configFile.toString(), "--date", date), "gold", warehouse,
+          dir, StorageFull.GOLD_RUN);
       assertThat(spark.catalog().tableExists(lake + ".gold.orders_by_status")).as("nothing committed").isFalse();
       Files.delete(ballast);
-      assertThat(cli("gold", "--config", configFile.toString(), "--date", date).code()).isZero();
+      assertThat(CommandRun.of("gold", "--config", configFile.toString(), "--date", date).code()).isZero();
       assertThat(spark.sql("SELECT status, orders FROM " + lake + ".gold.orders_by_status ORDER BY status")
           .collectAsList().toString()).isEqualTo(spark.sql("SELECT status, count(*) FROM " + lake + ".silver.orders"
               + " WHERE NOT _is_deleted GROUP BY status ORDER BY status").collectAsList().toString());
@@ -117,12 +117,12 @@ class DiskFullIT {
       // Maintenance: bronze's small files (one run per quarter) compacted on a full disk, then with space.
       List<Long> bronzeBefore = currentSnapshots(spark, List.of(lake + ".bronze.orders"));
       ballast = fill(warehouse);
-      assertFullDiskLine(cli("maintain", "--config", configFile.toString(), "--table", "bronze.orders",
+      assertFullDiskLine(CommandRun.of("maintain", "--config", configFile.toString(), "--table", "bronze.orders",
           "--operation", "rewrite-data-files"), "maintain", warehouse, dir, StorageFull.MAINTENANCE);
       assertThat(currentSnapshots(spark, List.of(lake + ".bronze.orders"))).as("nothing committed")
           .isEqualTo(bronzeBefore);
       Files.delete(ballast);
-      Cli compacted = cli("maintain", "--config", configFile.toString(), "--table", "bronze.orders", "--operation",
+      CommandRun compacted = CommandRun.of("maintain", "--config", configFile.toString(), "--table", "bronze.orders", "--operation",
           "rewrite-data-files");
       assertThat(compacted.code()).as(compacted.out()).isZero();
       assertThat(currentSnapshots(spark, List.of(lake + ".bronze.orders"))).as("compacted")
@@ -146,27 +146,8 @@ class DiskFullIT {
         .satisfies(failure -> assertThat(failure.getMessage()).doesNotContain("\n"));
   }
 
-  private record Cli(int code, String out, String err) {}
-
-  /** Runs a command in this JVM as bin/tributary would, capturing what it prints. */
-  private static Cli cli(String... args) {
-    java.io.PrintStream originalOut = System.out;
-    java.io.PrintStream originalErr = System.err;
-    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
-    System.setOut(new java.io.PrintStream(out, true, StandardCharsets.UTF_8));
-    System.setErr(new java.io.PrintStream(err, true, StandardCharsets.UTF_8));
-    try {
-      int code = new Tributary().run(List.of(args));
-      return new Cli(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    } finally {
-      System.setOut(originalOut);
-      System.setErr(originalErr);
-    }
-  }
-
   /** Exit 1 and one line on stderr: the command, the folders with their free space, what was left and what to do. */
-  private static void assertFullDiskLine(Cli run, String job, Path warehouse, Path dir, String consequence) {
+  private static void assertFullDiskLine(CommandRun run, String job, Path warehouse, Path dir, String consequence) {
     assertThat(run.code()).as("stdout:\n%s\nstderr:\n%s", run.out(), run.err()).isEqualTo(1);
     assertThat(run.err().strip()).as("one line").doesNotContain("\n")
         .startsWith("tributary " + job + ": " + job + ": no space left on device (tributary.catalog.warehouse "
