@@ -191,6 +191,7 @@ public final class LocalKafkaBroker {
     // A single local broker for the demo and the tests carries little load; what CPU there is goes to Spark. C1
     // alone and the serial collector keep its own share small on a 2-core laptop.
     command.add("-XX:TieredStopAtLevel=1");
+    command.add("-XX:ReservedCodeCacheSize=240m"); // C1 alone would shrink it to 48 MB
     command.add("-XX:+UseSerialGC");
     command.add("-Dlog4j2.configurationFile=" + log4j.toUri());
     command.add("-cp");
