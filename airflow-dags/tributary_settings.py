@@ -18,8 +18,10 @@ MAIN_CLASS = "io.tributary.launcher.Tributary"
 # The Airflow connection of the Spark cluster (spark://, yarn, k8s://).
 SPARK_CONNECTION = "spark_default"
 
-# Spark on Java 17 needs these; Iceberg's Arrow reader needs java.nio open.
+# Spark on Java 17 needs these; Iceberg's Arrow reader needs java.nio open. HotSpot leaves methods over 8,000
+# bytes of bytecode uncompiled unless told otherwise, and Spark generates such methods for wide silver decodes.
 JAVA_OPTIONS = " ".join([
+    "-XX:-DontCompileHugeMethods",
     "--add-opens=java.base/java.lang=ALL-UNNAMED",
     "--add-opens=java.base/java.lang.invoke=ALL-UNNAMED",
     "--add-opens=java.base/java.nio=ALL-UNNAMED",

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Optional;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.functions;
 
 /**
  * An application's own Avro records in the Confluent wire format ({@link AvroFrames}), each one a version of the
@@ -23,6 +24,7 @@ final class AvroEventDecoder implements ChangeDecoder {
   @Override
   public Dataset<Row> envelopes(Dataset<Row> bronze) {
     AvroFrames.Framed framed = frames.toJson(bronze);
-    return events.envelopesOfText(framed.rows(), framed.checks()).drop("_schema_id");
+    return events.envelopesOf(framed.rows(), functions.expr("CAST(_json AS BINARY)"), "_json",
+        framed.checks() + ChangeDecoder.readChecks()).drop("_json", "_schema_id");
   }
 }

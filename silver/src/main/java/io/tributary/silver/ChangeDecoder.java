@@ -55,32 +55,22 @@ interface ChangeDecoder {
     return entity.columnsFromStream() ? SchemaSource.STREAM : SchemaSource.CONFIG;
   }
 
-  /**
-   * The field that {@code from_json} fills with the input when it is not valid JSON: a decoder adds it to its parse
-   * schema, so validity costs no second parse.
-   */
-  String CORRUPT = "_corrupt_record";
+  /** The column the decoders read their JSON with ({@link JsonEnvelopeReader#read}). */
+  String READ = "_read";
 
   /**
-   * The checks every JSON decoder starts with, as CASE branches; {@code _json} is the value as text and
-   * {@code parsed} the struct it was parsed into, with a {@link #CORRUPT} field. The value must be exactly one strict
-   * JSON document ({@link JsonDocuments}, registered in the session by {@link #registerChecks}).
+   * The checks every JSON decoder starts with, as CASE branches on the value and what {@link JsonEnvelopeReader}
+   * read from it (in {@link #READ}): the value must be valid UTF-8 and exactly one strict JSON document of the
+   * decoder's kind.
    */
-  static String textChecks(String parsed) {
-    String problem = JsonDocuments.FUNCTION + "(value)";
+  static String textChecks() {
     return "WHEN value IS NULL THEN NULL"
-        + " WHEN NOT is_valid_utf8(_json) THEN 'value is not valid UTF-8'"
-        + " WHEN " + problem + " IS NOT NULL THEN " + problem
-        + " WHEN " + parsed + "." + CORRUPT + " IS NOT NULL OR " + parsed + " IS NULL THEN 'value is not valid JSON'";
+        + " WHEN NOT is_valid_utf8(CAST(value AS STRING)) THEN 'value is not valid UTF-8'"
+        + readChecks();
   }
 
-  /** Registers the functions {@link #textChecks} calls in the batch's session. */
-  static void registerChecks(org.apache.spark.sql.SparkSession spark) {
-    JsonDocuments.register(spark);
-  }
-
-  /** {@code from_json} of {@code text} into {@code schema} plus the {@link #CORRUPT} field. */
-  static String parse(String text, org.apache.spark.sql.types.StructType schema) {
-    return "from_json(" + text + ", " + JsonFields.literal(schema.add(CORRUPT, "STRING").toDDL()) + ")";
+  /** The check of what {@link JsonEnvelopeReader} read, for JSON that is known to be valid UTF-8. */
+  static String readChecks() {
+    return " WHEN " + READ + ".problem IS NOT NULL THEN " + READ + ".problem";
   }
 }

@@ -7,6 +7,7 @@ import java.util.Optional;
 import org.apache.avro.Schema;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.functions;
 
 /**
  * Debezium change events in Avro, in the Confluent wire format ({@link AvroFrames}), read on as Debezium JSON is
@@ -34,7 +35,8 @@ final class DebeziumAvroDecoder implements ChangeDecoder {
   @Override
   public Dataset<Row> envelopes(Dataset<Row> bronze) {
     AvroFrames.Framed framed = frames.toJson(bronze);
-    Dataset<Row> rows = envelopes.envelopesOfText(framed.rows(), framed.checks());
+    Dataset<Row> rows = envelopes.envelopesOf(framed.rows(), functions.expr("CAST(_json AS BINARY)"),
+        framed.checks() + ChangeDecoder.readChecks()).drop("_json");
     return columns == SchemaSource.STREAM ? rows.withColumnRenamed("_schema_id", "schema_version")
         : rows.drop("_schema_id");
   }

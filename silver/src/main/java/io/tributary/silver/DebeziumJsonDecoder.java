@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.functions;
@@ -68,34 +69,24 @@ final class DebeziumJsonDecoder implements ChangeDecoder {
 
   @Override
   public Dataset<Row> envelopes(Dataset<Row> bronze) {
-    ChangeDecoder.registerChecks(bronze.sparkSession());
-    return envelopesOfText(bronze.withColumn("_json", expr("CAST(value AS STRING)")),
-        ChangeDecoder.textChecks("_outer"));
+    return envelopesOf(bronze, functions.col("value"), ChangeDecoder.textChecks());
   }
 
   /**
-   * The envelopes of Debezium JSON in column {@code _json}, as {@link #envelopes}; {@code valueChecks} are the CASE
-   * branches that come first, saying why a value is not a change ({@code _outer} is {@code _json} parsed, with a
-   * {@link ChangeDecoder#CORRUPT} field).
+   * The envelopes of the Debezium JSON in {@code document} (BINARY, UTF-8), as {@link #envelopes};
+   * {@code valueChecks} are the CASE branches that come first, saying why a value is not a change (the JSON read is
+   * in {@link ChangeDecoder#READ}).
    */
-  Dataset<Row> envelopesOfText(Dataset<Row> withJson, String valueChecks) {
+  Dataset<Row> envelopesOf(Dataset<Row> rows, Column document, String valueChecks) {
     List<String> paths = new ArrayList<>(List.of("op", "ts_ms", "source.ts_ms", "before", "after"));
     paths.addAll(sequence.isEmpty() ? ConnectorOrder.paths() : sequence);
     StructType envelope = JsonFields.schemaOf(paths);
-    StructType outer = envelope.add("payload", "STRING");
-    if (columns == SchemaSource.STREAM) {
-      outer = outer.add("schema", "STRING");
-    }
-    // One parse: the envelope's fields and, for the schema converter's wrapper, the payload as text (parsed again
-    // only then).
-    List<String> unwrapped = new ArrayList<>();
-    for (String field : envelope.fieldNames()) {
-      unwrapped.add(JsonFields.literal(field) + ", _outer.`" + field + "`");
-    }
-    return withJson
-        .withColumn("_outer", expr(ChangeDecoder.parse("_json", outer)))
-        .withColumn("_env", expr("CASE WHEN _outer.payload IS NOT NULL THEN from_json(_outer.payload, "
-            + JsonFields.literal(envelope.toDDL()) + ") ELSE named_struct(" + String.join(", ", unwrapped) + ") END"))
+    // One pass over the value: the strict-document check, the envelope's fields and, for the schema converter's
+    // wrapper, the payload's fields and the schema block.
+    return rows
+        .withColumn(ChangeDecoder.READ, JsonEnvelopeReader.read(document, envelope, columns == SchemaSource.STREAM
+            ? JsonEnvelopeReader.Kind.DEBEZIUM_WITH_SCHEMA : JsonEnvelopeReader.Kind.DEBEZIUM))
+        .withColumn("_env", expr(ChangeDecoder.READ + ".fields"))
         .withColumn("op", expr("_env.op"))
         .withColumn("seq", expr(sequence.isEmpty() ? ConnectorOrder.sequence("_env")
             : JsonFields.sequence("_env", sequence)))
@@ -109,10 +100,10 @@ final class DebeziumJsonDecoder implements ChangeDecoder {
             + " WHEN image IS NULL OR image = 'null' THEN"
             + " CASE WHEN op = 'd' THEN 'missing before image' ELSE 'missing after image' END"
             + " ELSE NULL END"))
-        .transform(rows -> columns != SchemaSource.STREAM ? rows
-            : rows.withColumn("_value_schema", expr("CASE WHEN _outer.payload IS NOT NULL THEN _outer.schema END"))
+        .transform(read -> columns != SchemaSource.STREAM ? read
+            : read.withColumn("_value_schema", expr(ChangeDecoder.READ + ".schema"))
                 .withColumn("schema_version", expr("CASE WHEN _value_schema IS NOT NULL"
                     + " THEN xxhash64(_value_schema) END")))
-        .drop("_json", "_outer", "_env");
+        .drop(ChangeDecoder.READ, "_env");
   }
 }

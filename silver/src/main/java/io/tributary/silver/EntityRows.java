@@ -8,6 +8,7 @@ import java.util.List;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
@@ -21,8 +22,9 @@ import org.apache.spark.sql.types.StructType;
  * the fields the schema does not know and the int or float columns whose value needs a wider type, so that
  * {@link SchemaChanges} can evolve the table.
  *
- * <p>The image is parsed once, into a map of each field's JSON text: creating a JSON parser costs more than parsing
- * a small record, so every further parse of the same record is avoided.
+ * <p>The image is read once ({@link JsonImageReader}), into each column's JSON text and the names of the fields the
+ * schema does not know: creating a JSON parser costs more than parsing a small record, so every further parse of the
+ * same record is avoided.
  *
  * <p>Output: the source coordinates and raw bytes, {@code op}, {@code seq}, {@code ts_ms}, {@code image},
  * {@code row} (the entity's columns), {@code unknown_fields}, {@code widen}, {@code tombstone}, {@code error} and
@@ -46,15 +48,15 @@ final class EntityRows {
 
   Dataset<Row> decode(Dataset<Row> envelopes) {
     return envelopes
-        .withColumn("_raw", expr("from_json(image, 'MAP<STRING, STRING>')"))
+        .withColumn("_image", JsonImageReader.read(functions.col("image"), schema, SilverTables.RESERVED))
         .withColumn("row", rowColumn())
         // Only a change with an image and its key can teach the schema anything: a record without the key (the wrong
         // decoder for the topic, say) goes to quarantine and must not add its fields to the table.
-        .withColumn("_has_image", expr("value IS NOT NULL AND envelope_error IS NULL AND op <> 't' AND _raw IS NOT NULL"
+        .withColumn("_has_image", expr("value IS NOT NULL AND envelope_error IS NULL AND op <> 't' AND _image IS NOT NULL"
             + key.stream().map(column -> " AND row." + Columns.quote(column) + " IS NOT NULL")
                 .collect(java.util.stream.Collectors.joining())))
         .withColumn("unknown_fields", expr(policy == SchemaEvolution.IGNORE ? NONE
-            : "CASE WHEN _has_image THEN " + unknownFields(schema, "_raw") + " ELSE " + NONE + " END"))
+            : "CASE WHEN _has_image THEN " + unknownFields() + " ELSE " + NONE + " END"))
         .withColumn("widen", expr("CASE WHEN _has_image THEN " + widen() + " ELSE " + NONE + " END"))
         .withColumn("tombstone", expr("value IS NULL"))
         .withColumn("error", errorColumn())
@@ -66,12 +68,15 @@ final class EntityRows {
 
   private Column rowColumn() {
     List<String> parts = new ArrayList<>();
-    for (StructField field : schema.fields()) {
-      String raw = "_raw[" + JsonFields.literal(field.name()) + "]";
-      parts.add(JsonFields.literal(field.name()) + ", " + stream.conversion(field, raw,
-          converted(field.dataType(), raw)));
+    for (int i = 0; i < schema.fields().length; i++) {
+      StructField field = schema.fields()[i];
+      String raw = raw(i);
+      String fallback = TypedValues.of(field.dataType()).isPresent()
+          ? "coalesce(_image.typed." + JsonImageReader.typedField(i) + ", " + converted(field.dataType(), raw) + ")"
+          : converted(field.dataType(), raw);
+      parts.add(JsonFields.literal(field.name()) + ", " + stream.conversion(field, raw, fallback));
     }
-    return expr("CASE WHEN _raw IS NULL THEN NULL ELSE named_struct(" + String.join(", ", parts) + ") END");
+    return expr("CASE WHEN _image IS NULL THEN NULL ELSE named_struct(" + String.join(", ", parts) + ") END");
   }
 
   /**
@@ -113,19 +118,22 @@ final class EntityRows {
     return "try_cast(" + raw + " AS " + type.sql() + ")";
   }
 
+  /** The JSON text of the entity's column at {@code position} in the image. */
+  private static String raw(int position) {
+    return "_image.fields." + JsonImageReader.field(position);
+  }
+
   /**
-   * The dotted paths of the fields in the image that {@code struct} does not have: the top level from the parsed
-   * map, struct columns (not arrays or maps) from their JSON text.
+   * The dotted paths of the fields in the image that the schema does not have: the top level as the image reader
+   * found them, struct columns (not arrays or maps) from their JSON text.
    */
-  static String unknownFields(StructType struct, String map) {
+  private String unknownFields() {
     List<String> parts = new ArrayList<>();
-    // A field named like one of Tributary's columns cannot become a column: it is dropped, never added.
-    List<String> known = new ArrayList<>(List.of(struct.fieldNames()));
-    known.addAll(SilverTables.RESERVED);
-    parts.add(unknown(known, "map_keys(" + map + ")", ""));
-    for (StructField field : struct.fields()) {
+    parts.add("_image.unknown");
+    for (int i = 0; i < schema.fields().length; i++) {
+      StructField field = schema.fields()[i];
       if (field.dataType() instanceof StructType nested) {
-        parts.add(unknownNested(nested, map + "[" + JsonFields.literal(field.name()) + "]", field.name() + "."));
+        parts.add(unknownNested(nested, raw(i), field.name() + "."));
       }
     }
     return parts.size() == 1 ? parts.get(0) : "concat(" + String.join(", ", parts) + ")";
@@ -152,8 +160,9 @@ final class EntityRows {
   /** The top-level int and float columns whose value in this record only fits the wider type. */
   private String widen() {
     List<String> checks = new ArrayList<>();
-    for (StructField field : schema.fields()) {
-      String raw = "_raw[" + JsonFields.literal(field.name()) + "]";
+    for (int i = 0; i < schema.fields().length; i++) {
+      StructField field = schema.fields()[i];
+      String raw = raw(i);
       if (field.dataType().equals(DataTypes.IntegerType)) {
         checks.add("CASE WHEN try_cast(" + raw + " AS INT) IS NULL AND try_cast(" + raw + " AS BIGINT) IS NOT NULL"
             + " THEN " + JsonFields.literal(field.name()) + " END");
@@ -172,12 +181,13 @@ final class EntityRows {
     checks.add("WHEN value IS NULL THEN NULL");
     checks.add("WHEN envelope_error IS NOT NULL THEN envelope_error");
     checks.add("WHEN op = 't' THEN NULL");
-    checks.add("WHEN _raw IS NULL THEN 'the image is not a JSON object'");
+    checks.add("WHEN _image IS NULL THEN 'the image is not a JSON object'");
     for (String column : key) {
       checks.add("WHEN row." + Columns.quote(column) + " IS NULL THEN " + JsonFields.literal("missing key column " + column));
     }
-    for (StructField field : schema.fields()) {
-      String raw = "_raw[" + JsonFields.literal(field.name()) + "]";
+    for (int i = 0; i < schema.fields().length; i++) {
+      StructField field = schema.fields()[i];
+      String raw = raw(i);
       checks.add("WHEN " + raw + " IS NOT NULL AND row." + Columns.quote(field.name()) + " IS NULL THEN concat("
           + JsonFields.literal("column " + field.name() + ": '") + ", " + raw + ", "
           + JsonFields.literal("' is not a " + field.dataType().simpleString()) + ")");

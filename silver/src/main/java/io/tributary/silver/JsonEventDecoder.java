@@ -5,8 +5,10 @@ import static org.apache.spark.sql.functions.expr;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.functions;
 
 /**
  * Plain JSON events, each one a version of the entity (an application's own events, or a compacted topic's
@@ -30,21 +32,15 @@ final class JsonEventDecoder implements ChangeDecoder {
 
   @Override
   public Dataset<Row> envelopes(Dataset<Row> bronze) {
-    ChangeDecoder.registerChecks(bronze.sparkSession());
-    // A JSON array or scalar does not parse into the event's fields either: say what it is, not that it is broken.
-    String valueChecks = "WHEN value IS NOT NULL AND NOT startswith(ltrim(_json), '{') AND NOT _json RLIKE"
-        + " '^\\\\s*\\\\{' AND is_valid_utf8(_json)"
-        + " AND try_parse_json(_json) IS NOT NULL THEN 'value is not a JSON object' "
-        + ChangeDecoder.textChecks("_event");
-    return envelopesOfText(bronze.withColumn("_json", expr("CAST(value AS STRING)")), valueChecks);
+    return envelopesOf(bronze, functions.col("value"), "CAST(value AS STRING)", ChangeDecoder.textChecks());
   }
 
   /**
-   * The events whose JSON text is in column {@code _json}, as {@link #envelopes}; {@code valueChecks} are the CASE
-   * branches that come first, saying why a value is not an event ({@code _event} is {@code _json} parsed, with a
-   * {@link ChangeDecoder#CORRUPT} field).
+   * The events in {@code document} (BINARY, UTF-8 JSON), as {@link #envelopes}; {@code text} is the SQL of the same
+   * JSON as text (the image), {@code valueChecks} the CASE branches that come first, saying why a value is not an
+   * event (the JSON read is in {@link ChangeDecoder#READ}).
    */
-  Dataset<Row> envelopesOfText(Dataset<Row> withJson, String valueChecks) {
+  Dataset<Row> envelopesOf(Dataset<Row> rows, Column document, String text, String valueChecks) {
     List<String> paths = new ArrayList<>(sequence);
     opField.ifPresent(paths::add);
     eventTimeField.ifPresent(paths::add);
@@ -63,16 +59,18 @@ final class JsonEventDecoder implements ChangeDecoder {
     String op = opField.map(field -> "CASE WHEN " + JsonFields.column("_event", field) + " IN (" + deletes
         + ") THEN 'd' ELSE 'u' END").orElse("'u'");
     String eventTime = eventTimeField.map(field -> JsonFields.column("_event", field))
-        .map(text -> "CASE WHEN " + text + " RLIKE '^-?[0-9]+$' THEN try_cast(" + text + " AS BIGINT)"
-            + " ELSE unix_millis(try_to_timestamp(" + text + ")) END")
+        .map(time -> "CASE WHEN " + time + " RLIKE '^-?[0-9]+$' THEN try_cast(" + time + " AS BIGINT)"
+            + " ELSE unix_millis(try_to_timestamp(" + time + ")) END")
         .orElse("unix_millis(kafka_timestamp)");
-    return withJson
-        .withColumn("_event", expr(ChangeDecoder.parse("_json", JsonFields.schemaOf(paths))))
+    return rows
+        .withColumn(ChangeDecoder.READ, JsonEnvelopeReader.read(document, JsonFields.schemaOf(paths),
+            JsonEnvelopeReader.Kind.EVENT))
+        .withColumn("_event", expr(ChangeDecoder.READ + ".fields"))
         .withColumn("op", expr("CASE WHEN value IS NULL THEN NULL ELSE " + op + " END"))
         .withColumn("seq", expr(JsonFields.sequence("_event", sequence)))
         .withColumn("ts_ms", expr(eventTime))
-        .withColumn("image", expr("_json"))
+        .withColumn("image", expr(text))
         .withColumn("envelope_error", expr("CASE " + String.join(" ", checks) + " ELSE NULL END"))
-        .drop("_json", "_event");
+        .drop(ChangeDecoder.READ, "_event");
   }
 }

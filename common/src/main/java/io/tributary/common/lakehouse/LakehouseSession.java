@@ -32,7 +32,24 @@ public final class LakehouseSession {
     settings.put("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog");
     // Kafka timestamps and day partitions must not depend on the driver's time zone.
     settings.put("spark.sql.session.timeZone", "UTC");
+    if (!compilesHugeMethods()) {
+      // HotSpot never compiles a method over 8,000 bytes of bytecode unless started with -XX:-DontCompileHugeMethods,
+      // and silver's decode stage generates such a method: it ran interpreted, at half the speed. Without the flag,
+      // Spark splits a stage whose method is that large instead (its own advice for HotSpot).
+      settings.put("spark.sql.codegen.hugeMethodLimit", "8000");
+    }
     return settings;
+  }
+
+  /** Whether this JVM compiles methods of any size (-XX:-DontCompileHugeMethods, which bin/tributary sets). */
+  static boolean compilesHugeMethods() {
+    try {
+      return "false".equals(java.lang.management.ManagementFactory
+          .getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class)
+          .getVMOption("DontCompileHugeMethods").getValue());
+    } catch (RuntimeException e) {
+      return false; // not HotSpot, or the option is unknown: assume the default
+    }
   }
 
   /**
