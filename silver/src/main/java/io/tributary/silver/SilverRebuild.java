@@ -48,6 +48,9 @@ public final class SilverRebuild {
   public record Result(String table, OptionalLong previousSnapshot, long snapshot, long previousRows, long rows,
       String checkpoint) {}
 
+  /** Catch-ups before a switch at most: a live stream keeps going, so there must be an end to following it. */
+  private static final int CATCH_UP_ROUNDS = 5;
+
   private final SparkSession spark;
   private final TributaryConfig config;
 
@@ -140,7 +143,7 @@ public final class SilverRebuild {
     }
 
     out.println("[3/4] catching up with bronze once more");
-    catchUp(shadowEntity, catalog, shadowQuarantine, checkpoint);
+    catchUpWithLive(shadowEntity, catalog, shadowQuarantine, checkpoint, live, liveExists, bronze);
 
     out.println("[4/4] switching " + live + " to the rebuilt content");
     CheckpointFiles files = new CheckpointFiles(checkpoint, hadoop);
@@ -191,6 +194,23 @@ public final class SilverRebuild {
     out.println("Silver streams of entity " + entity.name() + " continue from " + checkpoint + " (a running silver"
         + " job switches by itself)" + (liveExists ? "; the previous checkpoint is no longer used" : ""));
     return new Result(live, previous, rebuilt.currentSnapshot().snapshotId(), previousRows, rows, checkpoint);
+  }
+
+  /**
+   * Catches the shadow up with bronze until the live table's stream has applied nothing the shadow lacks: a stream
+   * running next to the rebuild goes on applying bronze's new changes, and switching to a shadow behind it would
+   * have readers see those changes vanish until the restarted stream applied them again.
+   */
+  private void catchUpWithLive(SilverEntity shadowEntity, String catalog, String shadowQuarantine, String checkpoint,
+      String live, boolean liveExists, String bronze) {
+    for (int round = 1; ; round++) {
+      long reached = LiveProgress.bronzeNow(load(bronze));
+      catchUp(shadowEntity, catalog, shadowQuarantine, checkpoint);
+      OptionalLong applied = liveExists ? LiveProgress.applied(load(live), load(bronze)) : OptionalLong.empty();
+      if (applied.isEmpty() || applied.getAsLong() <= reached || round == CATCH_UP_ROUNDS) {
+        return;
+      }
+    }
   }
 
   private void catchUp(SilverEntity shadowEntity, String catalog, String shadowQuarantine, String checkpoint) {
