@@ -9,8 +9,11 @@ import org.apache.spark.sql.streaming.StreamingQueryProgress;
 
 /** Keeps every micro-batch's record count and duration, by query name. */
 final class ProgressCollector extends StreamingQueryListener {
-  /** One micro-batch: records read and the time the whole trigger took (read, write, commit). */
-  record Batch(long batchId, long records, long millis) {}
+  /**
+   * One micro-batch: records read, the time the whole trigger took (plan, read, write, commit) and the part of it
+   * in the batch's sink (for silver: decode, checks, merge and the table commit).
+   */
+  record Batch(long batchId, long records, long millis, long sinkMillis) {}
 
   private final Map<String, List<Batch>> batches = new ConcurrentHashMap<>();
 
@@ -24,8 +27,10 @@ final class ProgressCollector extends StreamingQueryListener {
       return;
     }
     Long millis = progress.durationMs().get("triggerExecution");
+    Long sink = progress.durationMs().get("addBatch");
     batches.computeIfAbsent(progress.name(), name -> java.util.Collections.synchronizedList(new ArrayList<>()))
-        .add(new Batch(progress.batchId(), progress.numInputRows(), millis == null ? 0 : millis));
+        .add(new Batch(progress.batchId(), progress.numInputRows(), millis == null ? 0 : millis,
+            sink == null ? 0 : sink));
   }
 
   @Override

@@ -23,8 +23,10 @@ import org.apache.spark.sql.SparkSession;
  * the same bronze rows, parses them and appends the after images to a plain Iceberg table: what the merge costs
  * beyond that is the merge. The final table is checked against the state computed from bronze by another query.
  *
+ * <p>Then {@code small-batches} batches of 1,000 changes, each merged by its own run: the cost of a small batch.
+ *
  * <p>Run with {@code bin/tributary bench-silver [--keys N] [--changes N] [--max-rows-per-trigger N]
- * [--encodings json,avro]}; with both encodings the same changes also go through the Avro decoder ({@link
+ * [--encodings json,avro] [--small-batches N]}; with both encodings the same changes also go through the Avro decoder ({@link
  * AvroChangeEvents}), each entity timed alone.
  */
 public final class SilverBenchmark {
@@ -67,10 +69,11 @@ public final class SilverBenchmark {
 
   public static void main(String[] args) throws Exception {
     Arguments options = BenchmarkWorkspace.arguments("bench-silver", args,
-        Set.of("keys", "changes", "max-rows-per-trigger", "encodings"));
+        Set.of("keys", "changes", "max-rows-per-trigger", "encodings", "small-batches"));
     long keys = BenchmarkWorkspace.positive(options, "keys", "1000000");
     long changes = BenchmarkWorkspace.positive(options, "changes", "1000000");
     long maxRows = BenchmarkWorkspace.positive(options, "max-rows-per-trigger", "500000");
+    long smallBatches = BenchmarkWorkspace.positive(options, "small-batches", "21");
     List<Encoding> encodings = encodings(options.value("encodings").orElse("json"));
     // Confluent's registry is not served here: the tests' stand-in answers the Confluent REST API on 127.0.0.1.
     // The decoder fetches each schema id once and caches it, so the registry is off the measured path.
@@ -81,7 +84,7 @@ public final class SilverBenchmark {
                 + "schema-registry.url = \"" + registry.url() + "\"")) {
       AvroChangeEvents avro = new AvroChangeEvents(registry.register(AvroChangeEvents.KEY_SCHEMA),
           registry.register(AvroChangeEvents.VALUE_SCHEMA));
-      workspace.report(new SilverBenchmark(workspace, avro, maxRows).run(keys, changes, encodings));
+      workspace.report(new SilverBenchmark(workspace, avro, maxRows).run(keys, changes, encodings, smallBatches));
     }
     System.exit(0);
   }
@@ -120,7 +123,7 @@ public final class SilverBenchmark {
   /** What one encoding's entity did. */
   private record Measured(Encoding encoding, long loadMillis, Rate merge, Rate mergeWall, long snapshotsBefore) {}
 
-  private String run(long keys, long changes, List<Encoding> encodings) throws Exception {
+  private String run(long keys, long changes, List<Encoding> encodings, long smallBatches) throws Exception {
     ProgressCollector progress = new ProgressCollector();
     spark.streams().addListener(progress);
     new BronzeIngestJob(spark, workspace.config()).createTables();
@@ -141,7 +144,7 @@ public final class SilverBenchmark {
 
     System.out.printf("== bronze: %,d changes (65%% inserts, 30%% updates, 5%% deletes)%n", changes);
     for (Encoding encoding : written(encodings)) {
-      appendToBronze(encoding, changes(keys, changes), keys);
+      appendToBronze(encoding, changes(keys, 0, changes), keys);
     }
     List<Measured> measured = new ArrayList<>();
     for (Encoding encoding : encodings) {
@@ -161,12 +164,14 @@ public final class SilverBenchmark {
       measured.add(new Measured(encoding, loads.get(encoding), merge, mergeWall, snapshotsBefore.get(encoding)));
     }
 
+    List<ProgressCollector.Batch> small = smallBatches(progress, encodings, keys, changes, smallBatches);
+
     System.out.println("== ceiling: read the same bronze rows, parse, append the after images to a plain table");
     long ceilingStart = System.nanoTime();
     spark.sql("CREATE TABLE lake.silver.ceiling USING iceberg AS SELECT env.after.* FROM (SELECT from_json(CAST(value"
         + " AS STRING), 'STRUCT<after: STRUCT<" + SCHEMA.replace(" BIGINT", ": BIGINT").replace(" STRING", ": STRING")
             .replace(" DECIMAL", ": DECIMAL").replace(" TIMESTAMP", ": TIMESTAMP") + ">>') AS env"
-        + " FROM lake.bronze.cdc WHERE offset >= " + keys + ")");
+        + " FROM lake.bronze.cdc WHERE offset >= " + keys + " AND offset < " + (keys + changes) + ")");
     Rate ceiling = new Rate(changes, (System.nanoTime() - ceilingStart) / 1_000_000, 1);
     System.out.printf("   ceiling: %s rows/s%n", ceiling.formatted());
 
@@ -195,6 +200,14 @@ public final class SilverBenchmark {
     }
     text.append(String.format("| ceiling: parse JSON and append, no merge | %s rows/s | %,d ms |%n",
         ceiling.formatted(), ceiling.millis()));
+    if (!small.isEmpty()) {
+      text.append(String.format("| %s batch of %,d changes, median of %d | %,d ms trigger | %,d ms of it in the"
+          + " batch (decode, checks, merge, commit); slowest %,d ms; target <= 1,500 ms: %s |%n",
+          encodings.get(0), SMALL_BATCH, small.size(), median(small, ProgressCollector.Batch::millis),
+          median(small, ProgressCollector.Batch::sinkMillis),
+          small.stream().mapToLong(ProgressCollector.Batch::millis).max().orElse(0),
+          median(small, ProgressCollector.Batch::millis) <= 1500 ? "met" : "NOT met"));
+    }
     Measured first = measured.get(0);
     text.append(String.format("%nMerge / ceiling (%s): %.2f. Target: >= 100,000 changes/s: %s.%n",
         first.encoding(), first.merge().perSecond() / ceiling.perSecond(),
@@ -238,15 +251,54 @@ public final class SilverBenchmark {
     return "Checked: live rows and their content hash equal the latest change per key computed from bronze.";
   }
 
+  /** Changes per small batch: what a stream sees between two triggers at a few hundred changes per second. */
+  private static final long SMALL_BATCH = 1000;
+
+  /**
+   * Batches of {@value #SMALL_BATCH} changes after the large ones, each appended to bronze and merged by its own
+   * {@code --once} run into the table of about {@code keys} keys: what each batch costs when it is small, measured
+   * as the trigger's time (Spark's progress), so the stream's start and stop are left out.
+   */
+  private List<ProgressCollector.Batch> smallBatches(ProgressCollector progress, List<Encoding> encodings, long keys,
+      long changes, long count) throws Exception {
+    Encoding encoding = encodings.get(0);
+    System.out.printf("== %d batches of %,d changes each into the %s table%n", count, SMALL_BATCH, encoding);
+    String query = "silver-" + encoding.entity;
+    List<ProgressCollector.Batch> measured = new ArrayList<>();
+    for (long round = 0; round < count; round++) {
+      long from = changes + round * SMALL_BATCH;
+      for (Encoding written : written(encodings)) {
+        appendToBronze(written, changes(keys, from, SMALL_BATCH), keys);
+      }
+      int before = progress.batches(query).size();
+      new SilverMergeJob(spark, config(encoding)).run(true);
+      List<ProgressCollector.Batch> batches = progress.batches(query);
+      measured.addAll(batches.subList(before, batches.size()));
+    }
+    for (Encoding other : encodings.subList(1, encodings.size())) {
+      new SilverMergeJob(spark, config(other)).run(true); // the same changes, for the final check
+    }
+    System.out.printf("   median trigger %,d ms (in the batch %,d ms), slowest %,d ms%n",
+        median(measured, ProgressCollector.Batch::millis), median(measured, ProgressCollector.Batch::sinkMillis),
+        measured.stream().mapToLong(ProgressCollector.Batch::millis).max().orElse(0));
+    return measured;
+  }
+
+  private static long median(List<ProgressCollector.Batch> batches,
+      java.util.function.ToLongFunction<ProgressCollector.Batch> value) {
+    long[] sorted = batches.stream().mapToLong(value).sorted().toArray();
+    return sorted.length == 0 ? 0 : sorted[sorted.length / 2];
+  }
+
   private String snapshot(long keys) {
     return "SELECT id AS key_id, 'r' AS op, id AS lsn, id AS i FROM range(1, " + (keys + 1) + ")";
   }
 
   /** 1 in 20 a delete, 6 in 20 an update (of an existing key), the rest inserts of new keys. */
-  private String changes(long keys, long changes) {
+  private String changes(long keys, long from, long changes) {
     return "SELECT CASE WHEN i % 20 < 7 THEN pmod(xxhash64(i), " + keys + ") + 1 ELSE " + keys + " + 1 + i END AS key_id,"
         + " CASE WHEN i % 20 = 0 THEN 'd' WHEN i % 20 < 7 THEN 'u' ELSE 'c' END AS op, " + (keys + 10) + " + i AS lsn,"
-        + " i FROM (SELECT id AS i FROM range(0, " + changes + "))";
+        + " i FROM (SELECT id AS i FROM range(" + from + ", " + (from + changes) + "))";
   }
 
   /** The changes of {@code source} in bronze, as the encoding writes them, at offsets from {@code first}. */
