@@ -10,8 +10,9 @@ import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * Reads a few fields of a JSON document in one parse: the dotted paths a decoder needs (op, sequence, images)
- * become one {@code from_json} schema whose leaves are strings, so numbers keep their text and objects their JSON.
+ * The fields a decoder reads from a JSON document in one pass: the dotted paths it needs (op, sequence, images)
+ * become one struct whose leaves are strings ({@link JsonEnvelopeReader} fills it), so numbers keep their text and
+ * objects their JSON.
  */
 final class JsonFields {
   private JsonFields() {}
