@@ -12,6 +12,7 @@ import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.DecimalType;
 import org.apache.spark.sql.types.MapType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
@@ -74,7 +75,10 @@ final class EntityRows {
       String fallback = TypedValues.of(field.dataType()).isPresent()
           ? "coalesce(_image.typed." + JsonImageReader.typedField(i) + ", " + converted(field.dataType(), raw) + ")"
           : converted(field.dataType(), raw);
-      parts.add(JsonFields.literal(field.name()) + ", " + stream.conversion(field, raw, fallback));
+      String isNumber = field.dataType() instanceof DecimalType ? "_image.numeric." + JsonImageReader.numericField(i)
+          : "false";
+      parts.add(JsonFields.literal(field.name()) + ", "
+          + stream.conversion(field, new SemanticTypes.FieldSql(raw, isNumber), fallback));
     }
     return expr("CASE WHEN _image IS NULL THEN NULL ELSE named_struct(" + String.join(", ", parts) + ") END");
   }

@@ -9,6 +9,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.api.java.UDF1;
@@ -33,8 +34,18 @@ import org.apache.spark.sql.types.StructField;
  * </ul>
  */
 final class SemanticTypes {
-  /** A column type and, when the stream's encoding needs it, the SQL that turns the JSON text into it. */
-  record Mapped(DataType type, Optional<UnaryOperator<String>> conversion) {}
+  /** A column type and, when the stream's encoding needs it, the SQL that turns the field's value into it. */
+  record Mapped(DataType type, Optional<Function<FieldSql, String>> conversion) {
+    static Mapped converted(DataType type, UnaryOperator<String> conversionOfText) {
+      return new Mapped(type, Optional.of(field -> conversionOfText.apply(field.text())));
+    }
+  }
+
+  /**
+   * The SQL of a field's value in the image: {@code text}, its JSON text ({@link JsonImageReader}), and
+   * {@code isNumber}, true where the token is a JSON number (only read for decimal columns).
+   */
+  record FieldSql(String text, String isNumber) {}
 
   static final String CONNECT_DECIMAL = "tributary_connect_decimal";
   static final String VARIABLE_DECIMAL = "tributary_variable_decimal";
@@ -70,56 +81,61 @@ final class SemanticTypes {
               + " as a string (decimal.handling.mode = string), or give the entity a schema");
         }
         DataType decimal = DataTypes.createDecimalType(precision, Math.min(scale, precision));
-        return new Mapped(decimal, Optional.of(logical.equals("decimal")
-            ? raw -> "try_cast(" + raw + " AS " + decimal.sql() + ")"
-            : raw -> "try_cast(" + CONNECT_DECIMAL + "(" + raw + ", " + scale + ") AS " + decimal.sql() + ")"));
+        if (logical.equals("decimal")) {
+          return Mapped.converted(decimal, raw -> "try_cast(" + raw + " AS " + decimal.sql() + ")");
+        }
+        // The JSON converter writes base64 of the unscaled bytes, or a number under decimal.format = NUMERIC; digits
+        // are valid base64, so the token's kind decides, never the text.
+        return new Mapped(decimal, Optional.of(field -> "CASE WHEN " + field.isNumber() + " THEN try_cast("
+            + field.text() + " AS " + decimal.sql() + ") ELSE try_cast(" + CONNECT_DECIMAL + "(" + field.text() + ", "
+            + scale + ") AS " + decimal.sql() + ") END"));
       }
       case "io.debezium.data.VariableScaleDecimal" -> {
         DataType decimal = DataTypes.createDecimalType(38, VARIABLE_SCALE);
-        return new Mapped(decimal, Optional.of(raw -> "try_cast(" + VARIABLE_DECIMAL + "(" + raw + ") AS "
-            + decimal.sql() + ")"));
+        return Mapped.converted(decimal, raw -> "try_cast(" + VARIABLE_DECIMAL + "(" + raw + ") AS "
+            + decimal.sql() + ")");
       }
       case "io.debezium.time.Date", "org.apache.kafka.connect.data.Date" -> {
-        return new Mapped(DataTypes.DateType, Optional.of(logical.equals("date")
+        return Mapped.converted(DataTypes.DateType, logical.equals("date")
             ? raw -> "try_cast(" + raw + " AS DATE)"
-            : raw -> "date_add(DATE'1970-01-01', try_cast(" + raw + " AS INT))"));
+            : raw -> "date_add(DATE'1970-01-01', try_cast(" + raw + " AS INT))");
       }
       case "io.debezium.time.IsoDate" -> {
-        return new Mapped(DataTypes.DateType, Optional.of(raw -> "try_cast(" + raw + " AS DATE)"));
+        return Mapped.converted(DataTypes.DateType, raw -> "try_cast(" + raw + " AS DATE)");
       }
       case "io.debezium.time.IsoTimestamp" -> {
-        return new Mapped(DataTypes.TimestampNTZType, Optional.of(raw -> "try_cast(" + raw + " AS TIMESTAMP_NTZ)"));
+        return Mapped.converted(DataTypes.TimestampNTZType, raw -> "try_cast(" + raw + " AS TIMESTAMP_NTZ)");
       }
       case "io.debezium.time.Timestamp" -> {
-        return new Mapped(DataTypes.TimestampNTZType, Optional.of(raw -> "timestampadd(MILLISECOND, try_cast(" + raw
-            + " AS BIGINT), " + EPOCH_NTZ + ")"));
+        return Mapped.converted(DataTypes.TimestampNTZType, raw -> "timestampadd(MILLISECOND, try_cast(" + raw
+            + " AS BIGINT), " + EPOCH_NTZ + ")");
       }
       case "io.debezium.time.MicroTimestamp" -> {
-        return new Mapped(DataTypes.TimestampNTZType, Optional.of(raw -> "timestampadd(MICROSECOND, try_cast(" + raw
-            + " AS BIGINT), " + EPOCH_NTZ + ")"));
+        return Mapped.converted(DataTypes.TimestampNTZType, raw -> "timestampadd(MICROSECOND, try_cast(" + raw
+            + " AS BIGINT), " + EPOCH_NTZ + ")");
       }
       case "io.debezium.time.NanoTimestamp" -> {
-        return new Mapped(DataTypes.TimestampNTZType, Optional.of(raw -> "timestampadd(MICROSECOND, "
-            + floorDiv(raw, 1000) + ", " + EPOCH_NTZ + ")"));
+        return Mapped.converted(DataTypes.TimestampNTZType, raw -> "timestampadd(MICROSECOND, "
+            + floorDiv(raw, 1000) + ", " + EPOCH_NTZ + ")");
       }
       case "org.apache.kafka.connect.data.Timestamp" -> {
-        return new Mapped(DataTypes.TimestampType, Optional.of(logical.startsWith("timestamp")
+        return Mapped.converted(DataTypes.TimestampType, logical.startsWith("timestamp")
             ? raw -> "try_cast(" + raw + " AS TIMESTAMP)"
-            : raw -> "timestamp_millis(try_cast(" + raw + " AS BIGINT))"));
+            : raw -> "timestamp_millis(try_cast(" + raw + " AS BIGINT))");
       }
       case "io.debezium.time.ZonedTimestamp" -> {
-        return new Mapped(DataTypes.TimestampType, Optional.of(raw -> "try_cast(" + raw + " AS TIMESTAMP)"));
+        return Mapped.converted(DataTypes.TimestampType, raw -> "try_cast(" + raw + " AS TIMESTAMP)");
       }
       case "io.debezium.time.Time", "org.apache.kafka.connect.data.Time" -> {
-        return new Mapped(DataTypes.StringType, Optional.of(raw -> timeOfDay(raw, "try_cast(" + raw
-            + " AS BIGINT) * 1000")));
+        return Mapped.converted(DataTypes.StringType, raw -> timeOfDay(raw, "try_cast(" + raw
+            + " AS BIGINT) * 1000"));
       }
       case "io.debezium.time.MicroTime" -> {
-        return new Mapped(DataTypes.StringType, Optional.of(raw -> timeOfDay(raw, "try_cast(" + raw
-            + " AS BIGINT)")));
+        return Mapped.converted(DataTypes.StringType, raw -> timeOfDay(raw, "try_cast(" + raw
+            + " AS BIGINT)"));
       }
       case "io.debezium.time.NanoTime" -> {
-        return new Mapped(DataTypes.StringType, Optional.of(raw -> timeOfDay(raw, floorDiv(raw, 1000))));
+        return Mapped.converted(DataTypes.StringType, raw -> timeOfDay(raw, floorDiv(raw, 1000)));
       }
       default -> {
         return new Mapped(physical(type, where, "top"), Optional.empty());

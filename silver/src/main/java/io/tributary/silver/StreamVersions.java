@@ -19,11 +19,11 @@ record StreamVersions(String table, Map<Long, StreamColumns> versions) {
   }
 
   /**
-   * The SQL reading the JSON text {@code raw} into {@code column}: per schema version, the conversion its semantic
+   * The SQL reading the image's value {@code raw} into {@code column}: per schema version, the conversion its semantic
    * type needs where the version states the column with the column's type; {@code fallback} for the other records
    * (a hand-made column, a version without the field, a record without a schema).
    */
-  String conversion(StructField column, String raw, String fallback) {
+  String conversion(StructField column, SemanticTypes.FieldSql raw, String fallback) {
     Map<String, List<Long>> byConversion = new LinkedHashMap<>();
     versions.forEach((version, columns) -> columns.column(column.name(), table)
         .filter(mapped -> mapped.type().equals(column.dataType()))

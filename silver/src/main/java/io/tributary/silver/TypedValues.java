@@ -134,7 +134,7 @@ abstract class TypedValues implements Serializable {
       JsonToken token = parser.currentToken();
       String text;
       if (token == JsonToken.VALUE_NUMBER_INT || token == JsonToken.VALUE_NUMBER_FLOAT) {
-        text = JsonTokenText.of(parser);
+        text = parser.getText(); // exact, as JsonImageReader gives a decimal column's number
       } else if (token == JsonToken.VALUE_STRING && PLAIN_DECIMAL.matcher(parser.getText()).matches()) {
         text = parser.getText();
       } else {

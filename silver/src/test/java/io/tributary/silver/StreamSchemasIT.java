@@ -3,6 +3,8 @@ package io.tributary.silver;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.apicurio.registry.utils.converter.avro.AvroData;
+import io.debezium.data.Envelope;
 import io.tributary.bronze.BronzeFixture;
 import io.tributary.bronze.BronzeIngestJob;
 import io.tributary.common.config.InvalidConfigException;
@@ -10,13 +12,22 @@ import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.testing.SharedSpark;
 import io.tributary.localstack.LocalKafkaBroker;
 import io.tributary.localstack.testing.SharedKafka;
+import java.math.BigDecimal;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.function.IntFunction;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.connect.data.Decimal;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.json.JsonConverter;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.StructType;
@@ -185,6 +196,91 @@ class StreamSchemasIT {
     new SilverMergeJob(spark, written).run(true);
     assertThat(spark.sql("SELECT id, name, small FROM " + config.catalog().name() + ".silver.items").collectAsList()
         .toString()).isEqualTo("[[1,item 1 ü€,1]]");
+  }
+
+  /**
+   * A Connect {@code Decimal} keeps its exact value whichever way it is written: base64 of the unscaled bytes (the
+   * JSON converter's default), a JSON number ({@code decimal.format = NUMERIC}: digits alone are valid base64 and
+   * were once read as bytes, 1234 becoming -2658824) and Avro; and a value beyond a double's 17 digits keeps its last
+   * ones.
+   */
+  @Test
+  void decimalsKeepTheirExactValueInEveryEncoding(SparkSession spark, LocalKafkaBroker broker, @TempDir Path dir)
+      throws Exception {
+    Schema key = SchemaBuilder.struct().name("ledger.public.entries.Key").field("id", Schema.INT64_SCHEMA).build();
+    Schema row = SchemaBuilder.struct().name("ledger.public.entries.Value")
+        .field("id", Schema.INT64_SCHEMA)
+        .field("whole", Decimal.builder(0).parameter("connect.decimal.precision", "10").optional().build())
+        .field("cents", Decimal.builder(2).parameter("connect.decimal.precision", "10").optional().build())
+        .field("big", Decimal.builder(2).parameter("connect.decimal.precision", "22").optional().build())
+        .optional().build();
+    Envelope envelope = Envelope.defineSchema()
+        .withName("ledger.public.entries.Envelope").withRecord(row).withSource(TypedTableEvents.SOURCE).build();
+    String[][] sent = {{"1234", "12.34", "12345678901234567890.12"}, {"100", "-0.05", "-98765432109876543.21"},
+        {"-7", "100.00", "0.01"}};
+    List<Struct> changes = new ArrayList<>();
+    for (int i = 0; i < sent.length; i++) {
+      Struct after = new Struct(row).put("id", (long) i).put("whole", new BigDecimal(sent[i][0]))
+          .put("cents", new BigDecimal(sent[i][1])).put("big", new BigDecimal(sent[i][2]));
+      Struct source = new Struct(TypedTableEvents.SOURCE).put("version", "3.6.1.Final").put("connector", "postgresql")
+          .put("name", "ledger").put("ts_ms", 1764504000000L).put("db", "ledger").put("schema", "public")
+          .put("table", "entries").put("lsn", 10L + i);
+      changes.add(envelope.read(after, source, Instant.ofEpochMilli(1764504000000L)));
+    }
+
+    try (ConfluentRegistryStandIn registry = new ConfluentRegistryStandIn()) {
+      AvroData avroData = new AvroData(100);
+      org.apache.avro.Schema avroValue = avroData.fromConnectSchema(envelope.schema());
+      org.apache.avro.Schema avroKey = avroData.fromConnectSchema(key);
+      int valueId = registry.register(avroValue.toString());
+      int keyId = registry.register(avroKey.toString());
+      Map<String, IntFunction<ProducerRecord<byte[], byte[]>>> encodings = new LinkedHashMap<>();
+      for (String format : List.of("BASE64", "NUMERIC")) {
+        JsonConverter valueConverter = new JsonConverter();
+        valueConverter.configure(Map.of("schemas.enable", "true", "decimal.format", format), false);
+        JsonConverter keyConverter = new JsonConverter();
+        keyConverter.configure(Map.of("schemas.enable", "true"), true);
+        encodings.put("json_" + format.toLowerCase(Locale.ROOT), i -> new ProducerRecord<>("",
+            keyConverter.fromConnectData("t", key, new Struct(key).put("id", (long) i)),
+            valueConverter.fromConnectData("t", envelope.schema(), changes.get(i))));
+      }
+      encodings.put("avro", i -> new ProducerRecord<>("",
+          AvroRecords.frame(keyId, avroKey, avroData.fromConnectData(key, new Struct(key).put("id", (long) i))),
+          AvroRecords.frame(valueId, avroValue, avroData.fromConnectData(envelope.schema(), changes.get(i)))));
+
+      BronzeFixture fixture = new BronzeFixture(broker, dir);
+      fixture.createTopics(1, encodings.keySet().toArray(new String[0]));
+      StringBuilder entities = new StringBuilder("tributary.schema-registry.url = \"" + registry.url() + "\"\n");
+      Map<String, String> sources = new LinkedHashMap<>();
+      for (var encoding : encodings.entrySet()) {
+        String name = encoding.getKey();
+        sources.put(name, name);
+        List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
+        for (int i = 0; i < sent.length; i++) {
+          ProducerRecord<byte[], byte[]> made = encoding.getValue().apply(i);
+          records.add(new ProducerRecord<>(fixture.topic(name), made.key(), made.value()));
+        }
+        fixture.send(name, records);
+        entities.append("tributary.silver.entities.").append(name).append(" { source = bronze.").append(name)
+            .append(", decoder = debezium-").append(name.startsWith("avro") ? "avro" : "json")
+            .append(", table = silver.").append(name).append(" }\n");
+      }
+      TributaryConfig config = fixture.config(sources, entities.toString());
+      new BronzeIngestJob(spark, config).run(true);
+      new SilverMergeJob(spark, config).run(true);
+
+      String lake = config.catalog().name();
+      for (String name : encodings.keySet()) {
+        assertThat(spark.table(lake + ".silver." + name).select("whole", "cents", "big").schema().toDDL())
+            .as(name).isEqualTo("whole DECIMAL(10,0),cents DECIMAL(10,2),big DECIMAL(22,2)");
+        List<String> read = spark.sql("SELECT whole, cents, big FROM " + lake + ".silver." + name + " ORDER BY id")
+            .collectAsList().stream().map(r -> r.getDecimal(0).toPlainString() + " " + r.getDecimal(1).toPlainString()
+                + " " + r.getDecimal(2).toPlainString()).toList();
+        assertThat(read).as(name).containsExactly(Arrays.stream(sent).map(v -> String.join(" ", v))
+            .toArray(String[]::new));
+      }
+      assertThat(spark.table(lake + ".silver.quarantine").count()).isZero();
+    }
   }
 
   private static void assertRow(SparkSession spark, String lake, long id, Map<String, Object> expected) {
