@@ -33,22 +33,24 @@ import org.apache.spark.sql.SparkSession;
  *       changes after it, with its own checkpoint and quarantine;
  *   <li>validate it (keys unique, rows present when bronze has records) and report its counts next to the live
  *       table's; a failed validation leaves the live table untouched and keeps the shadow for inspection;
- *   <li>catch up once more, then switch: one Iceberg commit replaces the live table's content with the shadow's and
- *       names the shadow's checkpoint as the table's ({@link SilverCheckpoints}); the entity's quarantine rows are
- *       replaced in one commit too. The old content stays readable by time travel ({@code VERSION AS OF}).
+ *   <li>catch up once more, then switch ({@link LiveSwitch}): one commit names the shadow's checkpoint as the live
+ *       table's and marks it as being switched (its streams stop or wait from then on), the next replaces its rows
+ *       with the shadow's, applied by Iceberg only if nothing was committed to the live table since the shadow last
+ *       caught up (a batch that was in flight makes the rebuild catch up and try again), then the entity's quarantine
+ *       rows are replaced in one commit and the mark goes. The old content stays readable by time travel
+ *       ({@code VERSION AS OF}).
  * </ol>
  *
- * A silver job running meanwhile keeps applying to the old table until the switch; its next batch then finds the
- * table named another checkpoint, stops without committing, and restarts from the shadow's checkpoint, which goes
- * on exactly where the rebuilt content ends (a commit it had in flight fails Iceberg's validation and is not
- * applied).
+ * A silver job running meanwhile keeps applying to the old table until the fence; its next batch then finds the
+ * table named another checkpoint, stops without committing, and restarts from the shadow's checkpoint once the mark
+ * is gone, which goes on exactly where the rebuilt content ends.
  */
 public final class SilverRebuild {
   /** What a rebuild did. */
   public record Result(String table, OptionalLong previousSnapshot, long snapshot, long previousRows, long rows,
       String checkpoint) {}
 
-  /** Catch-ups before a switch at most: a live stream keeps going, so there must be an end to following it. */
+  /** Tries of a switch at most: after the fence only a batch in flight can commit, so one retry is the norm. */
   private static final int CATCH_UP_ROUNDS = 5;
 
   private final SparkSession spark;
@@ -143,13 +145,11 @@ public final class SilverRebuild {
     }
 
     out.println("[3/4] catching up with bronze once more");
-    catchUpWithLive(shadowEntity, catalog, shadowQuarantine, checkpoint, live, liveExists, bronze);
+    catchUp(shadowEntity, catalog, shadowQuarantine, checkpoint);
 
     out.println("[4/4] switching " + live + " to the rebuilt content");
     CheckpointFiles files = new CheckpointFiles(checkpoint, hadoop);
     Map<String, String> summary = new LinkedHashMap<>();
-    summary.put(StreamCommits.STREAM_ID, files.queryId());
-    summary.put(StreamCommits.BATCH_ID, String.valueOf(files.lastBatch("commits").orElse(InitialLoad.BATCH_ID)));
     summary.put("tributary.silver.rebuilt-from", fromSnapshot.isPresent()
         ? "snapshot " + fromSnapshot.getAsLong() + " and " + bronze : "all of " + bronze);
     OptionalLong previous = OptionalLong.empty();
@@ -166,23 +166,26 @@ public final class SilverRebuild {
     Map<String, String> properties = new LinkedHashMap<>(shadowTable.properties());
     properties.put(SilverCheckpoints.PROPERTY, checkpoint);
     properties.put(SilverCheckpoints.SWITCHING, "rebuild to " + checkpoint);
-    String statement = (liveExists ? "CREATE OR REPLACE TABLE " : "CREATE TABLE ") + live + " USING iceberg"
-        + " PARTITIONED BY (" + partitioning(entity, shadowTable) + ") TBLPROPERTIES (" + sqlProperties(properties)
-        + ") AS SELECT * FROM " + shadow;
-    // 1. The table, in one commit. A stream (re)starting now waits for step 3.
-    CommitMetadata.withCommitProperties(summary, () -> spark.sql(statement), RuntimeException.class);
-    // 2. The entity's quarantine rows, in one commit.
+    if (liveExists) {
+      int rounds = switchLive(shadowEntity, catalog, shadowQuarantine, checkpoint, files, summary, live, shadow,
+          properties);
+      if (rounds > 1) {
+        out.printf("      %s received %d commit(s) of a batch in flight after the fence; caught up with them%n", live,
+            rounds - 1);
+      }
+    } else {
+      // Nothing can commit to a table that does not exist yet; a stream starting meanwhile waits for the mark to go.
+      summary.putAll(batchOf(files));
+      String statement = "CREATE TABLE " + live + " USING iceberg PARTITIONED BY (" + partitioning(entity,
+          shadowTable) + ") TBLPROPERTIES (" + sqlProperties(properties) + ") AS SELECT * FROM " + shadow;
+      CommitMetadata.withCommitProperties(summary, () -> spark.sql(statement), RuntimeException.class);
+    }
+    // The entity's quarantine rows, in one commit.
     CommitMetadata.withCommitProperties(summary, () -> {
       spark.table(shadowQuarantine).writeTo(quarantine).overwrite(col("entity").equalTo(lit(entity.name())));
       return null;
     }, RuntimeException.class);
-    // 3. Done: the replace kept the old table's properties; drop those the rebuilt content does not have (a
-    // remembered truncate of the old content, say), and the switching mark.
-    Table switched = load(live);
-    var update = switched.updateProperties();
-    switched.properties().keySet().stream().filter(name -> !properties.containsKey(name)
-        && name.startsWith("tributary.")).forEach(update::remove);
-    update.remove(SilverCheckpoints.SWITCHING).commit();
+    LiveSwitch.release(load(live));
     Table rebuilt = load(live);
     long rows = spark.table(live).count();
     spark.sql("DROP TABLE IF EXISTS " + shadow + " PURGE");
@@ -197,20 +200,43 @@ public final class SilverRebuild {
   }
 
   /**
-   * Catches the shadow up with bronze until the live table's stream has applied nothing the shadow lacks: a stream
-   * running next to the rebuild goes on applying bronze's new changes, and switching to a shadow behind it would
-   * have readers see those changes vanish until the restarted stream applied them again.
+   * Switches an existing live table ({@link LiveSwitch}): fences it, then replaces its rows with the shadow's once
+   * nothing was committed to it since the shadow last caught up (the catch-up before the fence keeps this one short,
+   * and so the time the live table's streams wait). A batch the live stream had in flight when the fence came may
+   * commit once more; the shadow then catches up with it and the replacement is tried again.
+   *
+   * @return the tries it took
    */
-  private void catchUpWithLive(SilverEntity shadowEntity, String catalog, String shadowQuarantine, String checkpoint,
-      String live, boolean liveExists, String bronze) {
+  private int switchLive(SilverEntity shadowEntity, String catalog, String shadowQuarantine, String checkpoint,
+      CheckpointFiles files, Map<String, String> summary, String live, String shadow, Map<String, String> properties) {
+    LiveSwitch.fence(load(live), load(shadow), properties);
     for (int round = 1; ; round++) {
-      long reached = LiveProgress.bronzeNow(load(bronze));
+      Table liveTable = load(live);
+      OptionalLong seen = liveTable.currentSnapshot() == null ? OptionalLong.empty()
+          : OptionalLong.of(liveTable.currentSnapshot().snapshotId());
+      // After the snapshot is read: whatever the live table holds by then, the shadow catches up to at least.
       catchUp(shadowEntity, catalog, shadowQuarantine, checkpoint);
-      OptionalLong applied = liveExists ? LiveProgress.applied(load(live), load(bronze)) : OptionalLong.empty();
-      if (applied.isEmpty() || applied.getAsLong() <= reached || round == CATCH_UP_ROUNDS) {
-        return;
+      Map<String, String> commit = new LinkedHashMap<>(summary);
+      commit.putAll(batchOf(files));
+      LiveSwitch.Outcome outcome = CommitMetadata.withCommitProperties(commit,
+          () -> LiveSwitch.replaceContent(spark, shadow, live, seen), RuntimeException.class);
+      if (outcome == LiveSwitch.Outcome.REPLACED) {
+        summary.putAll(commit);
+        return round;
+      }
+      if (round == CATCH_UP_ROUNDS) {
+        throw new IllegalStateException(live + " kept receiving commits after it was marked as being switched ("
+            + CATCH_UP_ROUNDS + " rounds): is a silver job with another checkpoint writing to it? Stop it and run"
+            + " the rebuild again; until then streams of the entity wait (property " + SilverCheckpoints.SWITCHING
+            + ")");
       }
     }
+  }
+
+  /** The stream and batch the shadow's checkpoint has committed last, as commit properties. */
+  private static Map<String, String> batchOf(CheckpointFiles files) {
+    return Map.of(StreamCommits.STREAM_ID, files.queryId(), StreamCommits.BATCH_ID,
+        String.valueOf(files.lastBatch("commits").orElse(InitialLoad.BATCH_ID)));
   }
 
   private void catchUp(SilverEntity shadowEntity, String catalog, String shadowQuarantine, String checkpoint) {
