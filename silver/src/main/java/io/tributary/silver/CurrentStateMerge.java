@@ -52,7 +52,8 @@ final class CurrentStateMerge {
     String view = "tributary_changes_" + Math.abs((long) table.hashCode()) + "_" + System.nanoTime();
     latest.createOrReplaceTempView(view);
     try {
-      CommitMetadata.withCommitProperties(commit, () -> spark.sql(mergeStatement(view)), RuntimeException.class);
+      BucketAlignedJoin.run(spark, () -> CommitMetadata.withCommitProperties(commit,
+          () -> spark.sql(mergeStatement(view)), RuntimeException.class));
     } finally {
       spark.catalog().dropTempView(view);
     }

@@ -1,0 +1,51 @@
+package io.tributary.silver;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * Runs a MERGE with the silver table's buckets as the join's partitions (Spark's storage-partitioned join): each
+ * bucket of the table is read by its own task and meets the batch's changes of that bucket, so only the changes are
+ * shuffled, never the table. Without it, every MERGE shuffled (and sorted) the whole table for a batch of any size:
+ * a batch of 1,000 changes into a table of a million rows spent most of its time moving the table.
+ *
+ * <p>The settings hold for the one statement and are put back afterwards, so the stream's other queries (decode,
+ * quarantine, history) plan as before. A table whose files do not all share one bucketing (its partitioning changed)
+ * reports no grouping, and Spark shuffles both sides as before.
+ */
+final class BucketAlignedJoin {
+  private static final Map<String, String> SETTINGS = Map.of(
+      // Iceberg reports the scan's grouping by partition (bucket) only when asked.
+      "spark.sql.iceberg.planning.preserve-data-grouping", "true",
+      "spark.sql.sources.v2.bucketing.enabled", "true",
+      // Buckets the batch has and the table lacks (or the reverse) become empty partitions instead of a shuffle.
+      "spark.sql.sources.v2.bucketing.pushPartValues.enabled", "true",
+      // The batch (a plain dataset) is shuffled into the table's buckets with Iceberg's own bucket function.
+      "spark.sql.sources.v2.bucketing.shuffle.enabled", "true",
+      // A key of several columns joins on all of them, and the table is bucketed by the first.
+      "spark.sql.requireAllClusterKeysForCoPartition", "false");
+
+  private BucketAlignedJoin() {}
+
+  static <T> T run(SparkSession spark, Callable<T> statement) throws Exception {
+    Map<String, Optional<String>> previous = new HashMap<>();
+    SETTINGS.forEach((key, value) -> {
+      previous.put(key, spark.conf().contains(key) ? Optional.of(spark.conf().get(key)) : Optional.empty());
+      spark.conf().set(key, value);
+    });
+    try {
+      return statement.call();
+    } finally {
+      previous.forEach((key, value) -> {
+        if (value.isPresent()) {
+          spark.conf().set(key, value.get());
+        } else {
+          spark.conf().unset(key);
+        }
+      });
+    }
+  }
+}
