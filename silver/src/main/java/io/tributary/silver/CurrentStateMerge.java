@@ -5,6 +5,7 @@ import io.tributary.silver.Truncates.Truncate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.iceberg.spark.CommitMetadata;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -51,9 +52,10 @@ final class CurrentStateMerge {
     }
     String view = "tributary_changes_" + Math.abs((long) table.hashCode()) + "_" + System.nanoTime();
     latest.createOrReplaceTempView(view);
+    Optional<KeyRange> range = KeyRange.of(changes, columns);
     try {
       BucketAlignedJoin.run(spark, () -> CommitMetadata.withCommitProperties(commit,
-          () -> spark.sql(mergeStatement(view)), RuntimeException.class));
+          () -> spark.sql(mergeStatement(view, range)), RuntimeException.class));
     } finally {
       spark.catalog().dropTempView(view);
     }
@@ -94,7 +96,11 @@ final class CurrentStateMerge {
     return projections;
   }
 
-  String mergeStatement(String view) {
+  /**
+   * @param range the batch's key range: the join condition bounds the table's side by it, so that the table's files
+   *     outside it are not read
+   */
+  String mergeStatement(String view, Optional<KeyRange> range) {
     List<String> all = columns.all();
     String set = String.join(", ", all.stream().map(column -> "t." + column + " = s." + column).toList());
     String insert = " WHEN NOT MATCHED" + (deleteMode == DeleteMode.HARD ? " AND NOT s._is_deleted" : "")
@@ -103,6 +109,7 @@ final class CurrentStateMerge {
     String newer = Columns.newer("s", "t");
     // Only a newer change applies; an older one (out of order, or a replay) matches no clause.
     return "MERGE INTO " + table + " t USING " + view + " s ON " + columns.keyMatch("t", "s")
+        + range.map(keys -> " AND " + keys.within("t")).orElse("")
         + (deleteMode == DeleteMode.HARD ? " WHEN MATCHED AND s._is_deleted AND " + newer + " THEN DELETE" : "")
         + " WHEN MATCHED AND " + newer + " THEN UPDATE SET " + set
         + insert;
