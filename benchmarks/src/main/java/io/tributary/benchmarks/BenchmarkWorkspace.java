@@ -56,7 +56,28 @@ final class BenchmarkWorkspace implements AutoCloseable {
         + "  catalog.warehouse = \"" + folder.resolve("warehouse") + "\"\n"
         + "  kafka.bootstrap-servers = \"127.0.0.1:1\"\n"
         + "  checkpoint-location = \"" + folder.resolve("checkpoints") + "\"\n"
-        + hocon + "\n}\n"));
+        + hocon + "\n}\n").withFallback(shippedSparkSettings()));
+  }
+
+  /**
+   * The Spark settings {@code conf/application.conf} ships (the run's working folder is the project's), so that a
+   * benchmark measures what a user of {@code bin/tributary} gets rather than Spark's own defaults.
+   */
+  private static com.typesafe.config.Config shippedSparkSettings() {
+    Path shipped = Path.of("conf", "application.conf");
+    if (!Files.exists(shipped)) {
+      throw new IllegalStateException("benchmarks run from the project folder (bin/tributary does): " + shipped
+          + " is not in " + Path.of("").toAbsolutePath());
+    }
+    com.typesafe.config.Config file = ConfigFactory.parseFile(shipped.toFile()).resolve();
+    return file.hasPath("tributary.spark") ? file.getConfig("tributary.spark").atPath("tributary.spark")
+        : ConfigFactory.empty();
+  }
+
+  /** The run's Spark settings beyond Spark's defaults, for the report: {@code key = value, ...}. */
+  String sparkSettings() {
+    return config.spark().isEmpty() ? "none beyond Spark's defaults" : String.join(", ", config.spark().entrySet()
+        .stream().map(entry -> entry.getKey() + " = " + entry.getValue()).sorted().toList());
   }
 
   /** The workspace's config with {@code hocon} (inside {@code tributary { }}) added on top. */
@@ -123,9 +144,14 @@ final class BenchmarkWorkspace implements AutoCloseable {
     System.out.println("Logs kept in " + kept);
   }
 
+  /** A file kept next to the run's report ({@code var/benchmarks/<name>-<time><suffix>}), e.g. a chart. */
+  Path reportFile(String suffix) {
+    return folder.getParent().resolve(name + "-" + stamp + suffix);
+  }
+
   /** Prints the report and keeps it next to the others. */
   void report(String text) throws IOException {
-    Path file = folder.getParent().resolve(name + "-" + stamp + ".md");
+    Path file = reportFile(".md");
     Files.writeString(file, text);
     System.out.println(text);
     System.out.println("Report written to " + file);

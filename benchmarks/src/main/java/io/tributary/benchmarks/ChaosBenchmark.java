@@ -124,8 +124,8 @@ public final class ChaosBenchmark {
         () -> ShopProducer.send(patient, generated.iterator(), rate));
 
     // Bronze first (kills 0, 2, 4, ...), silver (kills 1, 3, 5, ...) waits for its tables.
-    ChaosJob bronze = start("bronze", moment(0, killCount));
-    ChaosJob silver = start("silver", moment(1, killCount));
+    JobProcess bronze = start("bronze", moment(0, killCount));
+    JobProcess silver = start("silver", moment(1, killCount));
     Thread maintenance = maintenanceLoop();
     LocalKafkaBroker current = broker;
     try {
@@ -135,7 +135,7 @@ public final class ChaosBenchmark {
           current = restart(current);
         }
         boolean onBronze = kill % 2 == 0;
-        ChaosJob target = onBronze ? bronze : silver;
+        JobProcess target = onBronze ? bronze : silver;
         Moment moment = target.moment();
         boolean ready = false;
         for (int attempt = 0; attempt < 3 && !ready; attempt++) {
@@ -165,7 +165,7 @@ public final class ChaosBenchmark {
         target.kill();
         countKill(target.command(), moment);
         log("SIGKILL %d: %s, %s", kill + 1, target.command(), moment);
-        ChaosJob restarted = start(target.command(), moment(kill + 2, killCount));
+        JobProcess restarted = start(target.command(), moment(kill + 2, killCount));
         if (onBronze) {
           bronze = restarted;
         } else {
@@ -194,8 +194,8 @@ public final class ChaosBenchmark {
     return check(spark, current, generated, catchUp.toString());
   }
 
-  private ChaosJob start(String command, Moment moment, String... extraArgs) throws IOException {
-    return ChaosJob.start(folder, configFile, bootstrapServers, command, moment, extraArgs);
+  private JobProcess start(String command, Moment moment, String... extraArgs) throws IOException {
+    return JobProcess.start(folder, configFile, bootstrapServers, command, moment, extraArgs);
   }
 
   /**
@@ -223,7 +223,7 @@ public final class ChaosBenchmark {
   private Thread maintenanceLoop() {
     Thread loop = new Thread(() -> {
       int round = 0;
-      ChaosJob job = null;
+      JobProcess job = null;
       try {
         while (true) {
           job = start("maintain", Moment.RANDOM);

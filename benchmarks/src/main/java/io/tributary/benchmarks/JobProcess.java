@@ -9,12 +9,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * One process of the chaos benchmark, started as a user starts it ({@code bin/tributary <command> --config FILE}, which
+ * One process of a benchmark (chaos, freshness), started as a user starts it ({@code bin/tributary <command> --config FILE}, which
  * execs the JVM: the process is the job), its output appended to {@code <command>.log} in the run's folder.
  */
-final class ChaosJob {
+final class JobProcess {
   /** The progress log's line for a streaming query that has started (StreamProgressLog). */
   private static final String STREAM_STARTED = "started (query id";
+
+  /** Each process's heap: two streaming jobs and the benchmark's own session share the machine. */
+  static final String HEAP = "-Xmx2g";
 
   private final String command;
   private final Path log;
@@ -23,7 +26,7 @@ final class ChaosJob {
   private final long streamStartsAtStart;
   private final ChaosBenchmark.Moment moment;
 
-  private ChaosJob(String command, Path log, Process process, long windowsAtStart, long streamStartsAtStart,
+  private JobProcess(String command, Path log, Process process, long windowsAtStart, long streamStartsAtStart,
       ChaosBenchmark.Moment moment) {
     this.command = command;
     this.log = log;
@@ -34,7 +37,7 @@ final class ChaosJob {
   }
 
   /** Starts the command; one whose next kill aims at the commit window holds each window open for 3 s. */
-  static ChaosJob start(Path folder, Path config, String bootstrapServers, String command,
+  static JobProcess start(Path folder, Path config, String bootstrapServers, String command,
       ChaosBenchmark.Moment moment, String... extraArgs) throws IOException {
     Path log = folder.resolve(command + ".log");
     long windows = count(log, CommitWindowPause.MARKER);
@@ -46,9 +49,11 @@ final class ChaosJob {
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     builder.environment().put("TRIBUTARY_KAFKA_BOOTSTRAP_SERVERS", bootstrapServers);
     builder.environment().put("TRIBUTARY_SKIP_BUILD", "1");
-    builder.environment().put("TRIBUTARY_JAVA_OPTS", "-Xmx2g"
+    // TRIBUTARY_BENCH_SILVER_OPTS (and _BRONZE_, ...) adds JVM options to one job, e.g. a flight recording.
+    String extra = System.getenv("TRIBUTARY_BENCH_" + command.toUpperCase(java.util.Locale.ROOT) + "_OPTS");
+    builder.environment().put("TRIBUTARY_JAVA_OPTS", HEAP + (extra == null ? "" : " " + extra)
         + (moment == ChaosBenchmark.Moment.COMMIT_WINDOW ? " -D" + CommitWindowPause.PROPERTY + "=3000" : ""));
-    return new ChaosJob(command, log, builder.start(), windows, streamStarts, moment);
+    return new JobProcess(command, log, builder.start(), windows, streamStarts, moment);
   }
 
   String command() {
@@ -84,10 +89,23 @@ final class ChaosJob {
     return false;
   }
 
+  /** SIGTERM (the JVM's shutdown hooks run: a flight recording is written), then SIGKILL after 30 s. */
+  void stop() throws InterruptedException {
+    process.destroy();
+    if (!process.waitFor(30, TimeUnit.SECONDS)) {
+      kill();
+    }
+  }
+
   /** SIGKILL, and wait until the process is gone. */
   void kill() throws InterruptedException {
     process.destroyForcibly();
     process.waitFor(30, TimeUnit.SECONDS);
+  }
+
+  /** The CPU time the process has used so far (zero where the system does not say). */
+  Duration cpu() {
+    return process.info().totalCpuDuration().orElse(Duration.ZERO);
   }
 
   boolean hasExited() {

@@ -182,6 +182,8 @@ public final class SilverBenchmark {
         Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), spark.sparkContext().master(),
         keys, changes, maxRows, String.join(",", encodings.stream().map(e -> e.name().toLowerCase(Locale.ROOT))
             .toList())));
+    text.append("Spark settings (conf/application.conf, as `bin/tributary` runs): ").append(workspace.sparkSettings())
+        .append(".\n\n");
     text.append(String.format("A silver table of %,d keys (initial load of a snapshot), then %,d Debezium changes"
         + " (65%% inserts, 30%% updates, 5%% deletes) merged with `--once`. JSON: the JSON converter without"
         + " schemas, columns written in the entity. Avro: the Avro converter's wire format (schema ids from a"
