@@ -74,7 +74,7 @@ public final class FreshnessBenchmark {
         Set.of("rate", "minutes", "warmup-seconds", "partitions", "bronze-trigger", "silver-trigger"));
     Settings settings = new Settings(BenchmarkWorkspace.positive(options, "rate", "2000"),
         BenchmarkWorkspace.positive(options, "minutes", "5"),
-        BenchmarkWorkspace.positive(options, "warmup-seconds", "60"),
+        BenchmarkWorkspace.positive(options, "warmup-seconds", "120"),
         (int) BenchmarkWorkspace.positive(options, "partitions", "2"),
         options.value("bronze-trigger").orElse(null), options.value("silver-trigger").orElse(null));
     try (BenchmarkWorkspace workspace = BenchmarkWorkspace.open("freshness", "catalog.name = lake")) {
@@ -279,8 +279,7 @@ public final class FreshnessBenchmark {
     long batches = spark.sql("SELECT count(*) FROM silver_commits").first().getLong(0);
     long bronzeBatches = spark.sql("SELECT count(*) FROM bronze_commits").first().getLong(0);
 
-    String triggers = "bronze trigger " + (settings.bronzeTrigger() == null ? "as shipped" : settings.bronzeTrigger())
-        + ", silver trigger " + (settings.silverTrigger() == null ? "as shipped" : settings.silverTrigger());
+    String triggers = triggers(workspace.folder().resolve("freshness.conf"));
     Path chart = workspace.reportFile(".png");
     FreshnessChart.draw(chart, String.format("Kafka to bronze and silver at %,d events/s (%s)", settings.rate(),
         triggers), bins, BIN_SECONDS);
@@ -324,6 +323,13 @@ public final class FreshnessBenchmark {
           bin.getDouble(7)));
     }
     return text.toString();
+  }
+
+  /** The triggers the jobs ran with, as their config says (the run's options, else the shipped defaults). */
+  private static String triggers(Path config) {
+    io.tributary.common.config.TributaryConfig effective = io.tributary.common.config.TributaryConfig.load(config);
+    return "bronze trigger " + effective.bronze().sources().get("fresh").trigger().toMillis() / 1000.0 + " s, silver"
+        + " trigger " + effective.silver().entities().get("fresh").trigger().toMillis() / 1000.0 + " s";
   }
 
   private static double p95(Row overall, int column) {

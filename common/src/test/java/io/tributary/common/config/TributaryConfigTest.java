@@ -55,7 +55,7 @@ class TributaryConfigTest {
     assertThat(orders.topics()).containsExactly("shop.orders");
     assertThat(orders.table()).isEqualTo(new TableName("bronze", "orders"));
     assertThat(orders.maxOffsetsPerTrigger()).isEqualTo(1000);
-    assertThat(orders.trigger()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(orders.trigger()).isEqualTo(Duration.ofSeconds(2));
     assertThat(orders.startingOffsets()).isEqualTo("earliest");
     assertThat(orders.onDataLoss()).isEqualTo(OnDataLoss.FAIL);
 
