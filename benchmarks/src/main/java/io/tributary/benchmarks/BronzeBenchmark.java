@@ -61,7 +61,8 @@ public final class BronzeBenchmark {
   }
 
   /** The Iceberg Kafka Connect sink against bronze's steady state on the same topic. */
-  record Baseline(long records, IcebergConnectSink.Result sink, Rate bronzeEndToEnd, Rate bronzeSteady) {}
+  record Baseline(long records, IcebergConnectSink.OffsetFlush flush, IcebergConnectSink.Result sink,
+      Rate bronzeEndToEnd, Rate bronzeSteady) {}
 
   private final List<Baseline> baselines = new ArrayList<>();
 
@@ -160,10 +161,13 @@ public final class BronzeBenchmark {
     if (size <= connectLimit) {
       System.out.printf("== Apache Iceberg Kafka Connect sink (%d tasks, commits every %d s) on the same topic%n",
           IcebergConnectSink.TASKS, IcebergConnectSink.COMMIT_INTERVAL.toSeconds());
-      IcebergConnectSink.Result sink = IcebergConnectSink.measure(broker, work.resolve("connect-" + size), topic, size);
-      baselines.add(new Baseline(size, sink, Rate.median(bronzeWall), bronzeSteady));
-      System.out.printf("   sink %s records/s end to end, %s at best between commits; commits: %s%n",
-          sink.endToEnd().formatted(), sink.burst().formatted(), sink.timeline());
+      for (IcebergConnectSink.OffsetFlush flush : IcebergConnectSink.OffsetFlush.values()) {
+        IcebergConnectSink.Result sink = IcebergConnectSink.measure(broker, work.resolve("connect-" + size + "-"
+            + flush.name().toLowerCase(java.util.Locale.ROOT)), topic, size, flush);
+        baselines.add(new Baseline(size, flush, sink, Rate.median(bronzeWall), bronzeSteady));
+        System.out.printf("   sink (offset flush %s) %s records/s end to end, %s at best between commits;"
+            + " commits: %s%n", flush.label, sink.endToEnd().formatted(), sink.burst().formatted(), sink.timeline());
+      }
     }
     return results;
   }
@@ -278,11 +282,12 @@ public final class BronzeBenchmark {
         + " records committed, timed from the sink's tasks running / from the bronze --once call (median of %d),"
         + " both in running JVMs. Burst: the sink's best stretch between two commits; bronze's steady state.%n%n",
         IcebergConnectSink.TASKS, IcebergConnectSink.COMMIT_INTERVAL.toSeconds(), ONE_SHOT_RUNS));
-    text.append("| records | sink, end to end | bronze --once, end to end | bronze / sink | sink, burst"
-        + " | bronze, steady state | sink commits (s after first: total records) |\n");
-    text.append("|---:|---:|---:|---:|---:|---:|---|\n");
+    text.append("| records | worker offset flush | sink, end to end | bronze --once, end to end | bronze / sink"
+        + " | sink, burst | bronze, steady state | sink commits (s after first: total records) |\n");
+    text.append("|---:|---|---:|---:|---:|---:|---:|---|\n");
     for (Baseline baseline : baselines) {
-      text.append(String.format("| %,d | %s | %s | %.1f | %s | %s | %s |%n", baseline.records(),
+      text.append(String.format("| %,d | %s | %s | %s | %.1f | %s | %s | %s |%n", baseline.records(),
+          baseline.flush().label,
           baseline.sink().endToEnd().formatted(), baseline.bronzeEndToEnd().formatted(),
           baseline.bronzeEndToEnd().perSecond() / baseline.sink().endToEnd().perSecond(),
           baseline.sink().burst().formatted(), baseline.bronzeSteady().formatted(), baseline.sink().timeline()));
