@@ -146,17 +146,16 @@ public final class FreshnessBenchmark {
           settings.rate(), settings.warmupSeconds(), settings.minutes());
       CompletableFuture<ShopProducer.Summary> producing = CompletableFuture.supplyAsync(
           () -> ShopProducer.send(client, inserts(settings.records()), settings.rate()));
-      Progress progress = new Progress();
       while (!producing.isDone()) {
         Thread.sleep(10_000);
-        progress.print(start);
+        printProgress(start);
       }
       ShopProducer.Summary produced = producing.get();
       long producedAt = System.currentTimeMillis();
       log("produced in %,d ms (%,.0f/s)", produced.took().toMillis(),
           settings.records() * 1000.0 / produced.took().toMillis());
-      long bronzeDrain = awaitRows(BRONZE, producedAt, progress, start);
-      long silverDrain = awaitRows(SILVER, producedAt, progress, start);
+      long bronzeDrain = awaitRows(BRONZE, producedAt, start);
+      long silverDrain = awaitRows(SILVER, producedAt, start);
       Map<String, Double> cpuAtEnd = cpu(bronze, silver, broker);
       double seconds = (System.currentTimeMillis() - start) / 1000.0;
       StringBuilder cpuLine = new StringBuilder(String.format("CPU from the first record until silver held the last"
@@ -196,12 +195,10 @@ public final class FreshnessBenchmark {
     };
   }
 
-  /** Rows in bronze and silver every 10 s, so a long run shows that it moves. */
-  private final class Progress {
-    void print(long start) {
-      log("%,d s: bronze %,d rows, silver %,d rows of %,d", (System.currentTimeMillis() - start) / 1000,
-          count(BRONZE), count(SILVER), settings.records());
-    }
+  /** Rows in bronze and silver, every 10 s, so that a long run shows it moves. */
+  private void printProgress(long start) {
+    log("%,d s: bronze %,d rows, silver %,d rows of %,d", (System.currentTimeMillis() - start) / 1000,
+        count(BRONZE), count(SILVER), settings.records());
   }
 
   /**
@@ -219,7 +216,7 @@ public final class FreshnessBenchmark {
   }
 
   /** Waits until {@code table} holds every record; the milliseconds that took after the producer stopped. */
-  private long awaitRows(String table, long producedAt, Progress progress, long start) throws InterruptedException {
+  private long awaitRows(String table, long producedAt, long start) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(15);
     long lastPrint = System.nanoTime();
     while (count(table) < settings.records()) {
@@ -228,7 +225,7 @@ public final class FreshnessBenchmark {
             + " minutes after the producer stopped; see the logs in " + workspace.folder());
       }
       if (System.nanoTime() - lastPrint > TimeUnit.SECONDS.toNanos(10)) {
-        progress.print(start);
+        printProgress(start);
         lastPrint = System.nanoTime();
       }
       Thread.sleep(500);
