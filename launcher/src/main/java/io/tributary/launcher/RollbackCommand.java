@@ -6,6 +6,7 @@ import io.tributary.common.config.TableName;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.LakehouseSession;
 import io.tributary.common.lakehouse.TableRollback;
+import io.tributary.silver.SilverRebuild;
 import io.tributary.silver.SilverRollback;
 import java.time.Instant;
 import java.util.List;
@@ -54,6 +55,13 @@ final class RollbackCommand implements Command {
       throw new UsageException("'rollback': " + table + " is a bronze table, the raw record of Kafka: its stream has"
           + " loaded the records a rollback would drop, so they would be lost. Roll back the silver or gold tables"
           + " built from it instead.");
+    }
+    if (config.silver().databaseOf(name).isPresent()) {
+      try {
+        SilverRebuild.entityOf(config, table);
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("'rollback': " + e.getMessage());
+      }
     }
     SparkSession spark = Sessions.start(config, name());
     long target = target(spark, config, table, snapshot, timestamp);

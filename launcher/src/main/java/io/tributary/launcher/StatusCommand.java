@@ -40,11 +40,11 @@ final class StatusCommand implements Command {
     SparkSession spark = Sessions.start(config, name());
     LakehouseSession.registerCatalog(spark, config.catalog());
     List<StreamState> states;
+    List<String> databaseTables;
     try {
       states = new ArrayList<>(BronzeStatus.of(config, spark.sparkContext().hadoopConfiguration()));
-      if (!config.silver().entities().isEmpty()) {
-        states.addAll(SilverStatus.of(spark, config));
-      }
+      states.addAll(SilverStatus.of(spark, config));
+      databaseTables = SilverStatus.databaseTables(spark, config);
     } catch (DependencyUnavailableException e) {
       // Not "a stream is behind" (exit 1): a scheduler's next step differs, so the code does too.
       System.err.println("tributary status: " + e.getMessage());
@@ -63,6 +63,7 @@ final class StatusCommand implements Command {
     }
     Instant now = Instant.now();
     states.forEach(state -> System.out.println(state.describe(now, maxIdle)));
+    databaseTables.forEach(System.out::println);
     long stalled = states.stream().filter(state -> state.stalled(now, maxIdle)).count();
     System.out.println(stalled == 0 ? "All " + states.size() + " streams are alive and caught up or catching up."
         : stalled + " of " + states.size() + " streams are stalled; see docs/RUNBOOK.md and the streams' driver logs.");

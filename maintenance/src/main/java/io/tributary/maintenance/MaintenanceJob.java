@@ -5,11 +5,13 @@ import io.tributary.common.cli.UsageException;
 import io.tributary.common.config.BronzeSource;
 import io.tributary.common.config.MaintenanceConfig.Layer;
 import io.tributary.common.config.MaintenancePolicy;
+import io.tributary.common.config.SilverDatabase;
 import io.tributary.common.config.SilverEntity;
 import io.tributary.common.config.TableFormat;
 import io.tributary.common.config.TableName;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.CommitConflicts;
+import io.tributary.common.lakehouse.DatabaseTables;
 import io.tributary.common.lakehouse.LakehouseSession;
 import io.tributary.common.lakehouse.StreamCommits;
 import io.tributary.common.lakehouse.Tables;
@@ -127,6 +129,10 @@ public final class MaintenanceJob {
     }
     for (SilverEntity entity : config.silver().entityList()) {
       add(found, entity.table(), Layer.SILVER, TableFormat.ICEBERG, Optional.of(entity));
+    }
+    for (SilverDatabase database : config.silver().databaseList()) {
+      DatabaseTables.of(spark, config.catalog().name(), database).forEach((table, topic) ->
+          add(found, table, Layer.SILVER, TableFormat.ICEBERG, database.entityFor(topic)));
     }
     add(found, config.silver().quarantine(), Layer.SILVER, TableFormat.ICEBERG, Optional.empty());
     String goldNamespace = config.catalog().name() + "." + config.gold().namespace();

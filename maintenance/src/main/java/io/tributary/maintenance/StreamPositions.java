@@ -46,6 +46,11 @@ final class StreamPositions {
             .orElseGet(() -> SilverCheckpoints.configured(config, entity)));
       }
     }
+    for (io.tributary.common.config.SilverDatabase database : config.silver().databaseList()) {
+      if (database.source().equals(bronzeTable)) {
+        checkpoints.put("silver-database-" + database.name(), SilverCheckpoints.database(config, database));
+      }
+    }
     return checkpoints;
   }
 

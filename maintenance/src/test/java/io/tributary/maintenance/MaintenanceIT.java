@@ -51,14 +51,19 @@ class MaintenanceIT {
 
   /** A config with the shop's orders as bronze source and silver entity, plus {@code extra} HOCON. */
   private TributaryConfig config(String extra) {
+    return config(" silver.entities.orders { source = bronze.orders, decoder = json, key = [order_id],"
+        + " sequence = [seq], table = silver.orders, max-rows-per-trigger = 1000,"
+        + " schema = \"order_id STRING, status STRING, amount DECIMAL(10,2), seq BIGINT\" }\n", extra);
+  }
+
+  /** A config with the shop's orders as bronze source, the given silver settings, plus {@code extra} HOCON. */
+  private TributaryConfig config(String silver, String extra) {
     TributaryConfig config = TributaryConfig.from(ConfigFactory.parseString("tributary {\n"
         + " catalog { name = " + catalog + ", warehouse = \"" + dir.resolve("wh") + "\" }\n"
         + " kafka.bootstrap-servers = \"127.0.0.1:1\"\n"
         + " checkpoint-location = \"" + dir.resolve("cp") + "\"\n"
         + " bronze.sources.orders { topic = \"shop.orders\", table = bronze.orders }\n"
-        + " silver.entities.orders { source = bronze.orders, decoder = json, key = [order_id], sequence = [seq],"
-        + " table = silver.orders, max-rows-per-trigger = 1000,"
-        + " schema = \"order_id STRING, status STRING, amount DECIMAL(10,2), seq BIGINT\" }\n"
+        + silver
         + "}\n" + extra));
     LakehouseSession.registerCatalog(spark, config.catalog());
     return config;
@@ -177,6 +182,47 @@ class MaintenanceIT {
     new SilverMergeJob(spark, withNewEntity).run(true);
     assertThat(spark.sql("SELECT count(*), count_if(seq = 2), count_if(status = 'paid') FROM " + catalog
         + ".silver.orders_copy").first().toString()).isEqualTo("[600,600,600]");
+  }
+
+  @Test
+  void aDatabasesStreamIsProtectedFromExpiryAndItsTablesAreMaintained() throws Exception {
+    TributaryConfig config = config("", "tributary.maintenance.bronze { snapshot-retention = 1 ms, retain-last = 1,"
+        + " quiet-for = 0s }\n"
+        + "tributary.silver.databases.shop { source = bronze.orders, table = \"silver.db_{table}\","
+        + " tables { \"shop.orders\" { key = [order_id], schema = \"order_id STRING, status STRING, seq BIGINT\" } } }");
+    new BronzeIngestJob(spark, config).createTables();
+    appendChanges(0, 100, 1, 0);
+    appendChanges(100, 200, 1, 100);
+    new SilverMergeJob(spark, config).run(true);
+    for (int batch = 2; batch < 6; batch++) {
+      appendChanges(0, 200, batch, batch * 200);
+    }
+    String bronze = catalog + ".bronze.orders";
+    long resumeAt = StreamPositions.position(io.tributary.common.lakehouse.SilverCheckpoints.database(config,
+        config.silver().databases().get("shop")), spark.sparkContext().hadoopConfiguration()).orElseThrow();
+    long resumeTime = iceberg(bronze).snapshot(resumeAt).timestampMillis();
+
+    String output = run(config, Optional.empty(), Optional.of(Operation.EXPIRE_SNAPSHOTS));
+
+    for (Snapshot snapshot : iceberg(bronze).snapshots()) {
+      assertThat(snapshot.timestampMillis()).as(output).isGreaterThanOrEqualTo(resumeTime);
+    }
+    assertThat(output).contains("silver-database-shop resumes at snapshot " + resumeAt, "silver.db_orders");
+    new SilverMergeJob(spark, config).run(true);
+    assertThat(spark.sql("SELECT count(*), count_if(seq = 5), count_if(status = 'v5') FROM " + catalog
+        + ".silver.db_orders").first().toString()).isEqualTo("[200,200,200]");
+  }
+
+  /** Appends Debezium PostgreSQL changes (payload only) of orders {@code from}..{@code to} at version {@code seq}. */
+  private void appendChanges(long from, long to, int seq, long firstOffset) throws Exception {
+    spark.sql("SELECT 'shop.orders' AS topic, 0 AS partition, " + firstOffset + " + id - " + from + " AS offset,"
+        + " timestamp_millis(1764000000000 + id) AS kafka_timestamp, CAST(format_string('o-%05d', id) AS BINARY)"
+        + " AS key, CAST(to_json(named_struct('op', 'c', 'ts_ms', 1764000000000 + id, 'source', named_struct("
+        + "'connector', 'postgresql', 'lsn', " + seq + " * 1000000 + id, 'ts_ms', 1764000000000 + id), 'after',"
+        + " named_struct('order_id', format_string('o-%05d', id), 'status', 'v" + seq + "', 'seq', " + seq + ")))"
+        + " AS BINARY) AS value, CAST(NULL AS ARRAY<STRUCT<key: STRING, value: BINARY>>) AS headers,"
+        + " current_timestamp() AS ingested_at FROM range(" + from + ", " + to + ")")
+        .coalesce(1).writeTo(catalog + ".bronze.orders").append();
   }
 
   @Test

@@ -9,7 +9,6 @@ import io.tributary.silver.Truncates.Truncate;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.spark.CommitMetadata;
 import org.apache.iceberg.spark.Spark3Util;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -23,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * applied, remember truncates, then merge the changes into current state ({@link CurrentStateMerge}) or history
  * ({@link HistoryMerge}). Replaying a batch changes nothing: see {@link CommittedBatches}.
  */
-final class CdcMerge {
+final class CdcMerge implements MicroBatchTarget {
   private static final Logger LOG = LoggerFactory.getLogger(CdcMerge.class);
 
   private final SilverEntity entity;
@@ -58,7 +57,8 @@ final class CdcMerge {
    * switched to another checkpoint (a rebuild or a rollback) stops here with {@link StreamMovedException}, also
    * when its commit lost to the switch, so that its supervisor restarts it from the table's checkpoint.
    */
-  void apply(Dataset<Row> batch, String streamId, long batchId) throws Exception {
+  @Override
+  public void apply(Dataset<Row> batch, String streamId, long batchId) throws Exception {
     SparkSession spark = batch.sparkSession();
     Table silver = Spark3Util.loadIcebergTable(spark, silverTable);
     requireOwner(silver, null);
@@ -72,7 +72,8 @@ final class CdcMerge {
   }
 
   /** Whether batch {@code batchId} of stream {@code streamId} (or a later one) is committed to the table. */
-  boolean committed(SparkSession spark, String streamId, long batchId) {
+  @Override
+  public boolean committed(SparkSession spark, String streamId, long batchId) {
     try {
       return CommittedBatches.isCommitted(Spark3Util.loadIcebergTable(spark, silverTable), streamId, batchId);
     } catch (Exception e) {
@@ -184,8 +185,8 @@ final class CdcMerge {
         .orderBy(org.apache.spark.sql.functions.col("count").desc()).first();
     String reason = top.getString(0);
     long count = top.getLong(1);
-    java.util.Optional<String> failure = QuarantineShare.failure(entity.name(), batchId, summary.records(), reason,
-        count, entity.maxQuarantineRatio());
+    java.util.Optional<String> failure = QuarantineShare.failure(entity.name(), entity.configPath(), batchId,
+        summary.records(), reason, count, entity.maxQuarantineRatio());
     if (failure.isPresent()) {
       throw new QuarantineShareExceeded(failure.get());
     }
@@ -213,22 +214,7 @@ final class CdcMerge {
 
   private void quarantine(SparkSession spark, Dataset<Row> decoded, String streamId, long batchId,
       java.util.Optional<String> bronzeEnd, Map<String, String> commit) throws Exception {
-    Dataset<Row> all = decoded.where("error IS NOT NULL").selectExpr("topic", "partition", "offset",
-        "kafka_timestamp", "key", "value", JsonFields.literal(entity.name()) + " AS entity", "stage", "error AS reason",
-        "current_timestamp() AS quarantined_at");
-    Table table = Spark3Util.loadIcebergTable(spark, quarantineTable);
-    if (CommittedBatches.isReplay(table, streamId, batchId, bronzeEnd)) {
-      return;
-    }
-    // A batch planned again over another range: the records this stream quarantined before stay as they are.
-    Dataset<Row> rejected = !CommittedBatches.isCommitted(table, streamId, batchId) ? all
-        : all.join(spark.table(quarantineTable).where("entity = " + JsonFields.literal(entity.name()))
-            .select("topic", "partition", "offset"), scala.jdk.javaapi.CollectionConverters.asScala(
-                List.of("topic", "partition", "offset")).toSeq(), "left_anti");
-    CommitMetadata.withCommitProperties(commit, () -> {
-      rejected.writeTo(quarantineTable).append();
-      return null;
-    }, Exception.class);
+    QuarantineWriter.append(spark, quarantineTable, entity.name(), decoded.where("error IS NOT NULL"), streamId,
+        batchId, bronzeEnd, commit);
   }
-
 }

@@ -37,7 +37,7 @@ final class InitialLoad {
 
   /** Loads bronze into the entity's table if the stream has never run; returns the bronze snapshot loaded. */
   static OptionalLong runIfNew(SparkSession spark, CheckpointFiles checkpoint, Table bronze, String bronzeName,
-      CdcMerge merge, String streamName) {
+      MicroBatchTarget merge, String streamName) {
     if (checkpoint.hasStarted()) {
       return OptionalLong.empty();
     }

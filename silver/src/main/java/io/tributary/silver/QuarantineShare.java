@@ -22,13 +22,13 @@ final class QuarantineShare {
   }
 
   /** The failure, when {@code count} of the batch's {@code records} for {@code reason} passes the ratio. */
-  static Optional<String> failure(String entity, long batchId, long records, String reason, long count,
-      double maxRatio) {
+  static Optional<String> failure(String entity, String configPath, long batchId, long records, String reason,
+      long count, double maxRatio) {
     if (records < MIN_RECORDS || count <= maxRatio * records) {
       return Optional.empty();
     }
     return Optional.of("silver-" + entity + " batch " + batchId + ": " + describe(records, reason, count)
-        + ", more than tributary.silver.entities." + entity + ".max-quarantine-ratio = " + maxRatio + " allows;"
+        + ", more than " + configPath + ".max-quarantine-ratio = " + maxRatio + " allows;"
         + " nothing was committed. This is most often the config (the entity's decoder, sequence, op-field or"
         + " event-time-field); fix it, or set max-quarantine-ratio = 1 to quarantine such records anyway");
   }

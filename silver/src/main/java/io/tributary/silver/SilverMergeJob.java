@@ -1,6 +1,7 @@
 package io.tributary.silver;
 
 import io.tributary.common.config.InvalidConfigException;
+import io.tributary.common.config.SilverDatabase;
 import io.tributary.common.config.SilverEntity;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.CommitConflicts;
@@ -20,7 +21,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Builds each configured entity's silver table from its bronze table: an Iceberg streaming read of bronze, and a
- * {@link CdcMerge} per micro-batch. Run with {@code tributary silver --config FILE [--once]}.
+ * {@link CdcMerge} per micro-batch; and each database's tables, one stream per database ({@link DatabaseStream}). Run with {@code tributary silver --config FILE [--once]}.
  */
 public final class SilverMergeJob {
   private static final Logger LOG = LoggerFactory.getLogger(SilverMergeJob.class);
@@ -36,8 +37,9 @@ public final class SilverMergeJob {
 
   /** What silver needs beyond a valid config; called before a session is started. */
   public static void checkConfig(TributaryConfig config) {
-    if (config.silver().entities().isEmpty()) {
-      throw new InvalidConfigException(List.of("tributary.silver.entities: no entities are configured"));
+    if (config.silver().entities().isEmpty() && config.silver().databases().isEmpty()) {
+      throw new InvalidConfigException(List.of("tributary.silver.entities: no entities (or databases) are"
+          + " configured"));
     }
   }
 
@@ -59,6 +61,18 @@ public final class SilverMergeJob {
       }
       streams.add(new EntityStream(spark, entity, config.schemaRegistry(), catalog, quarantine,
           SilverCheckpoints.configured(config, entity), once, "silver-" + entity.name()));
+    }
+    for (SilverDatabase database : config.silver().databaseList()) {
+      String bronze = catalog + "." + database.source();
+      if (!spark.catalog().tableExists(bronze)) {
+        String missing = database.configPath() + ".source: bronze table " + bronze + " does not exist yet";
+        if (once) {
+          throw new IllegalStateException(missing + "; run bronze first");
+        }
+        awaitTable(bronze, missing);
+      }
+      streams.add(new DatabaseStream(spark, database, config.schemaRegistry(), catalog, quarantine,
+          SilverCheckpoints.database(config, database), once));
     }
     try {
       new StreamSupervisor(spark, RESTARTS).run(streams, once);
@@ -104,7 +118,7 @@ public final class SilverMergeJob {
   private boolean prepare(SilverEntity entity, String catalog, boolean once) {
     String bronze = catalog + "." + entity.source();
     if (!spark.catalog().tableExists(bronze)) {
-      String missing = "tributary.silver.entities." + entity.name() + ".source: bronze table " + bronze
+      String missing = entity.setting("source") + ": bronze table " + bronze
           + " does not exist yet";
       if (once) {
         throw new IllegalStateException(missing + "; run bronze first");

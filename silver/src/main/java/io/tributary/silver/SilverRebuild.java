@@ -3,6 +3,7 @@ package io.tributary.silver;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 
+import io.tributary.common.config.SilverDatabase;
 import io.tributary.common.config.SilverEntity;
 import io.tributary.common.config.TableName;
 import io.tributary.common.config.TributaryConfig;
@@ -63,6 +64,16 @@ public final class SilverRebuild {
 
   /** The entity whose silver table this is; fails naming the configured tables otherwise. */
   public static SilverEntity entityOf(TributaryConfig config, String table) {
+    Optional<SilverDatabase> database = Optional.ofNullable(TableName.parseText(table))
+        .flatMap(config.silver()::databaseOf);
+    if (database.isPresent() && config.silver().entityList().stream()
+        .noneMatch(entity -> entity.table().toString().equals(table))) {
+      throw new IllegalArgumentException(table + " is a table of database '" + database.get().name() + "' ("
+          + database.get().configPath() + "): rebuilding or rolling back one table of a database is not supported"
+          + " yet (its stream is shared, and would not apply again the changes after the table's new state). To"
+          + " rebuild all of the database's tables, stop silver, drop them and delete the checkpoint "
+          + SilverCheckpoints.database(config, database.get()) + ", then run silver again");
+    }
     return config.silver().entityList().stream().filter(entity -> entity.table().toString().equals(table))
         .findFirst().orElseThrow(() -> new IllegalArgumentException(table + " is not the silver table of any entity"
             + " in tributary.silver.entities (tables: " + config.silver().entityList().stream()

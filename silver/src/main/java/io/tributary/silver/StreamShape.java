@@ -57,7 +57,7 @@ public final class StreamShape {
     }
     String recorded = silver.properties().get(KEY_PROPERTY);
     if (recorded == null) {
-      throw new InvalidConfigException(List.of("tributary.silver.entities." + entity.name() + ".key: is missing,"
+      throw new InvalidConfigException(List.of(entity.setting("key") + ": is missing,"
           + " and " + silver.name() + " records no key columns (" + KEY_PROPERTY + "); name the key columns"));
     }
     try {
@@ -90,20 +90,35 @@ public final class StreamShape {
     if (newest.isEmpty()) {
       return Optional.empty();
     }
-    Dataset<Row> records = newest.get().where("value IS NOT NULL").localCheckpoint();
+    try {
+      return fromRecords(newest.get(), entity, decoder, "the newest change events in " + bronze, table);
+    } catch (Unknown unknown) {
+      throw new InvalidConfigException(List.of(unknown.getMessage()));
+    }
+  }
+
+  /**
+   * The shape of {@code entity} from {@code records} (bronze rows); empty when none has a value.
+   *
+   * @param where what the records are, for messages ("the newest records in lake.bronze.items")
+   * @throws Unknown when the records cannot state the shape
+   */
+  static Optional<Shape> fromRecords(Dataset<Row> all, SilverEntity entity, ChangeDecoder decoder, String where,
+      String table) {
+    Dataset<Row> records = all.where("value IS NOT NULL").localCheckpoint();
     try {
       if (records.isEmpty()) {
         return Optional.empty();
       }
-      StructType columns = entity.columnsFromStream() ? columns(records, entity, decoder, bronze, table)
+      StructType columns = entity.columnsFromStream() ? columns(records, entity, decoder, where, table)
           : entity.schema();
-      List<String> key = entity.key().isEmpty() ? keyOf(records, entity, decoder, bronze) : entity.key();
+      List<String> key = entity.key().isEmpty() ? keyOf(records, entity, decoder, where) : entity.key();
       List<String> names = List.of(columns.fieldNames());
       for (String column : key) {
         if (!names.contains(column)) {
-          throw new InvalidConfigException(List.of(prefix(entity) + "key: the Kafka key's field '" + column
-              + "' is not a column of the change events in " + bronze + " (columns: " + String.join(", ", names)
-              + "); name the key columns"));
+          throw new Unknown(Unknown.Reason.KEY_NOT_A_COLUMN, prefix(entity) + "key: the Kafka key's field '" + column
+              + "' is not a column of the change events in " + where + " (columns: " + String.join(", ", names)
+              + "); name the key columns");
         }
       }
       return Optional.of(new Shape(columns, key));
@@ -112,14 +127,36 @@ public final class StreamShape {
     }
   }
 
-  private static StructType columns(Dataset<Row> records, SilverEntity entity, ChangeDecoder decoder, String bronze,
+  /** Records that cannot state an entity's columns or key; the message names the setting that would. */
+  static final class Unknown extends RuntimeException {
+    enum Reason {
+      /** No schema block or writer schema: not Debezium change events, or JSON without schemas. */
+      NO_SCHEMA,
+      /** A null Kafka key or one without fields: a source table without a primary key. */
+      NO_KEY,
+      KEY_NOT_A_COLUMN
+    }
+
+    private final Reason reason;
+
+    Unknown(Reason reason, String message) {
+      super(message);
+      this.reason = reason;
+    }
+
+    Reason reason() {
+      return reason;
+    }
+  }
+
+  private static StructType columns(Dataset<Row> records, SilverEntity entity, ChangeDecoder decoder, String where,
       String table) {
     Dataset<Row> envelopes = decoder.envelopes(records);
     Map<Long, StreamColumns> versions = decoder.streamColumns(envelopes);
     if (versions.isEmpty()) {
-      throw new InvalidConfigException(List.of(prefix(entity) + "schema: is missing, and the newest change events"
-          + " in " + bronze + " carry no schema to take the columns from (JSON written with the converter's"
-          + " schemas.enable = false, or records that are not Debezium change events); give the entity a schema"));
+      throw new Unknown(Unknown.Reason.NO_SCHEMA, prefix(entity) + "schema: is missing, and " + where + " carry no"
+          + " schema to take the columns from (JSON written with the converter's schemas.enable = false, or records"
+          + " that are not Debezium change events); give the entity a schema");
     }
     List<Row> newestVersion = envelopes.where("schema_version IS NOT NULL").orderBy(
         org.apache.spark.sql.functions.col("kafka_timestamp").desc(), org.apache.spark.sql.functions.col("offset")
@@ -137,12 +174,12 @@ public final class StreamShape {
   }
 
   private static List<String> keyOf(Dataset<Row> records, SilverEntity entity, ChangeDecoder decoder,
-      String bronze) {
+      String where) {
     List<String> key = decoder.keySchema(records).map(StreamColumns::keyOf).orElse(List.of());
     if (key.isEmpty()) {
-      throw new InvalidConfigException(List.of(prefix(entity) + "key: is missing, and the newest records in "
-          + bronze + " have no Kafka key with fields to take it from (a source table without a primary key has a"
-          + " null key); name the key columns"));
+      throw new Unknown(Unknown.Reason.NO_KEY, prefix(entity) + "key: is missing, and " + where + " have no Kafka"
+          + " key with fields to take it from (a source table without a primary key has a null key); name the key"
+          + " columns");
     }
     return key;
   }
@@ -168,6 +205,6 @@ public final class StreamShape {
   }
 
   private static String prefix(SilverEntity entity) {
-    return "tributary.silver.entities." + entity.name() + ".";
+    return entity.configPath() + ".";
   }
 }

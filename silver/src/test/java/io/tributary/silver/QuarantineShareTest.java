@@ -8,7 +8,7 @@ class QuarantineShareTest {
 
   @Test
   void aReasonPastTheRatioFailsTheBatchNamingItAndTheSetting() {
-    assertThat(QuarantineShare.failure("orders", 0, 3_000, "missing sequence seqq", 3_000, 0.9)).hasValue(
+    assertThat(QuarantineShare.failure("orders", "tributary.silver.entities.orders", 0, 3_000, "missing sequence seqq", 3_000, 0.9)).hasValue(
         "silver-orders batch 0: 3,000 of 3,000 records (100%) go to quarantine for one reason: 'missing sequence"
             + " seqq', more than tributary.silver.entities.orders.max-quarantine-ratio = 0.9 allows; nothing was"
             + " committed. This is most often the config (the entity's decoder, sequence, op-field or"
@@ -17,11 +17,11 @@ class QuarantineShareTest {
 
   @Test
   void sharesUpToTheRatioSmallBatchesAndARatioOfOnePass() {
-    assertThat(QuarantineShare.failure("orders", 3, 100, "r", 90, 0.9)).isEmpty();
-    assertThat(QuarantineShare.failure("orders", 3, 100, "r", 91, 0.9)).isPresent();
-    assertThat(QuarantineShare.failure("orders", 3, 19, "r", 19, 0.9)).as("below 20 records").isEmpty();
-    assertThat(QuarantineShare.failure("orders", 3, 20, "r", 20, 0.9)).isPresent();
-    assertThat(QuarantineShare.failure("orders", 3, 1_000, "r", 1_000, 1.0)).isEmpty();
+    assertThat(QuarantineShare.failure("orders", "tributary.silver.entities.orders", 3, 100, "r", 90, 0.9)).isEmpty();
+    assertThat(QuarantineShare.failure("orders", "tributary.silver.entities.orders", 3, 100, "r", 91, 0.9)).isPresent();
+    assertThat(QuarantineShare.failure("orders", "tributary.silver.entities.orders", 3, 19, "r", 19, 0.9)).as("below 20 records").isEmpty();
+    assertThat(QuarantineShare.failure("orders", "tributary.silver.entities.orders", 3, 20, "r", 20, 0.9)).isPresent();
+    assertThat(QuarantineShare.failure("orders", "tributary.silver.entities.orders", 3, 1_000, "r", 1_000, 1.0)).isEmpty();
   }
 
   @Test

@@ -321,6 +321,25 @@ final class ConfigReader {
     return prefix;
   }
 
+  /** The settings at this path, with what it inherits. */
+  Config config() {
+    return config;
+  }
+
+  /** The keys set at this path (a block of named blocks: their names). */
+  List<String> keys() {
+    return config.root().keySet().stream().sorted().toList();
+  }
+
+  /** Where problems are collected: a reader made later for the same config reports into it. */
+  List<String> problems() {
+    return problems;
+  }
+
+  int problemCount() {
+    return problems.size();
+  }
+
   private static String quoted(String name) {
     return name.matches("[A-Za-z0-9_-]+") ? name : com.typesafe.config.ConfigUtil.quoteString(name);
   }

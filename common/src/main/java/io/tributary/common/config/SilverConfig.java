@@ -6,6 +6,7 @@ import com.typesafe.config.ConfigUtil;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -13,10 +14,12 @@ import java.util.Set;
  *
  * @param quarantine the table that keeps every record no decoder could accept, with its reason
  * @param entities the entities by name, each inheriting {@code tributary.silver.defaults}
+ * @param databases whole source databases by name, each table of which is an entity made when its topic appears
  */
-public record SilverConfig(TableName quarantine, Map<String, SilverEntity> entities) {
+public record SilverConfig(TableName quarantine, Map<String, SilverEntity> entities,
+    Map<String, SilverDatabase> databases) {
 
-  static final Set<String> KEYS = Set.of("quarantine-table", "defaults", "entities");
+  static final Set<String> KEYS = Set.of("quarantine-table", "defaults", "entities", "databases");
 
   /**
    * @param bronzeTables the bronze tables by source name: a silver or quarantine table must not be one of them
@@ -50,7 +53,28 @@ public record SilverConfig(TableName quarantine, Map<String, SilverEntity> entit
         entities.put(name, read);
       }
     }
-    return new SilverConfig(quarantine, Map.copyOf(entities));
+    Map<String, SilverDatabase> databases = new LinkedHashMap<>();
+    if (silver.hasPath("databases")) {
+      ConfigReader block = reader.child("databases");
+      for (String name : block.keys()) {
+        SilverDatabase database = SilverDatabase.read(name, block.child(ConfigUtil.joinPath(name)), defaults,
+            reader.path("defaults"), owners);
+        if (database != null) {
+          databases.put(name, database);
+        }
+      }
+    }
+    return new SilverConfig(quarantine, Map.copyOf(entities), Map.copyOf(databases));
+  }
+
+  /** The database whose template or table blocks may give {@code table} its name. */
+  public Optional<SilverDatabase> databaseOf(TableName table) {
+    return databaseList().stream().filter(database -> database.mayHold(table)).findFirst();
+  }
+
+  /** The databases in name order. */
+  public List<SilverDatabase> databaseList() {
+    return databases.values().stream().sorted(java.util.Comparator.comparing(SilverDatabase::name)).toList();
   }
 
   /** The entities in name order. */

@@ -34,6 +34,8 @@ import org.apache.spark.sql.types.StructType;
  * @param maxRowsPerTrigger upper bound of bronze rows per micro-batch
  * @param maxQuarantineRatio the share of a batch's records that one reason may send to quarantine before the batch
  *     fails as a likely misconfiguration (1 lets any share through)
+ * @param configPath where the user configures the entity ({@code tributary.silver.entities.customers}, or a table's
+ *     block in a database), for messages that name a setting
  */
 public record SilverEntity(
     String name,
@@ -52,7 +54,8 @@ public record SilverEntity(
     SchemaEvolution schemaEvolution,
     Duration trigger,
     long maxRowsPerTrigger,
-    double maxQuarantineRatio) {
+    double maxQuarantineRatio,
+    String configPath) {
 
   /** Whether the entity's columns come from the change stream's own schema rather than from the config. */
   public boolean columnsFromStream() {
@@ -62,7 +65,12 @@ public record SilverEntity(
   /** The same entity kept in another table (a rebuild builds its shadow table so). */
   public SilverEntity withTable(TableName other) {
     return new SilverEntity(name, source, decoder, key, sequence, opField, deleteOps, eventTimeField, schema, other,
-        buckets, deleteMode, history, schemaEvolution, trigger, maxRowsPerTrigger, maxQuarantineRatio);
+        buckets, deleteMode, history, schemaEvolution, trigger, maxRowsPerTrigger, maxQuarantineRatio, configPath);
+  }
+
+  /** The full path of one of the entity's settings, for a message that names it. */
+  public String setting(String key) {
+    return configPath + "." + key;
   }
 
   public enum Decoder {
@@ -180,7 +188,7 @@ public record SilverEntity(
         deleteOps == null ? List.of("d", "delete") : List.copyOf(deleteOps), eventTimeField, schema,
         TableName.parse(reader, "table"), reader.positiveLong("buckets"), deleteMode, history,
         reader.oneOf("schema-evolution", SchemaEvolution.class), reader.positiveDuration("trigger"),
-        reader.positiveLong("max-rows-per-trigger"), reader.ratio("max-quarantine-ratio"));
+        reader.positiveLong("max-rows-per-trigger"), reader.ratio("max-quarantine-ratio"), reader.prefix());
   }
 
   private static StructType schema(ConfigReader reader, Decoder decoder) {

@@ -139,6 +139,12 @@ public record TributaryConfig(
                 + ") fetches its writer schemas from the registry");
           }
         }
+        for (SilverDatabase database : silver.databaseList()) {
+          if (database.decoder().isAvro()) {
+            root.problem("schema-registry.url", "is missing: database '" + database.name() + "' (decoder"
+                + " debezium-avro) fetches its writer schemas from the registry");
+          }
+        }
       }
       if (config.bronze().format() == TableFormat.DELTA && config.catalog().deltaWarehouse() == null) {
         root.problem("catalog.delta-warehouse", "is missing: Delta tables need it when the catalog has no warehouse");
@@ -160,7 +166,8 @@ public record TributaryConfig(
       return Optional.of(MaintenanceConfig.Layer.BRONZE);
     }
     if (table.equals(silver.quarantine())
-        || silver.entities().values().stream().anyMatch(entity -> table.equals(entity.table()))) {
+        || silver.entities().values().stream().anyMatch(entity -> table.equals(entity.table()))
+        || silver.databases().values().stream().anyMatch(database -> database.mayHold(table))) {
       return Optional.of(MaintenanceConfig.Layer.SILVER);
     }
     if (table.namespace().equals(gold.namespace())) {

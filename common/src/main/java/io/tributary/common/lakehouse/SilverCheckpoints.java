@@ -43,6 +43,12 @@ public final class SilverCheckpoints {
     return config.checkpointFor("silver", TableFormat.ICEBERG, entity.table());
   }
 
+  /** The checkpoint of a database block's one stream. */
+  public static String database(TributaryConfig config, io.tributary.common.config.SilverDatabase database) {
+    return config.checkpointFor("silver", TableFormat.ICEBERG, new io.tributary.common.config.TableName("databases",
+        database.name()));
+  }
+
   /** The checkpoint that matches the silver table's current content. */
   public static String current(TributaryConfig config, SilverEntity entity, Table silverTable) {
     String recorded = silverTable.properties().get(PROPERTY);

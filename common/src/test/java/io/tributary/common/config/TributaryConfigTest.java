@@ -131,6 +131,74 @@ class TributaryConfigTest {
   }
 
   @Test
+  void readsADatabaseBlockAndMakesEachTopicsEntity() {
+    TributaryConfig config = parse(with("""
+        tributary.silver.databases.shop {
+          source = bronze.events
+          table = "silver.shop_{schema}_{table}"
+          topics = "shop\\\\.(public|inventory)\\\\..*"
+          exclude = ["public\\\\.audit_.*"]
+          history = scd2
+          trigger = "5s"
+          tables { "public.orders" { history = current, delete-mode = hard }, "public.Tmp-1" { table = silver.tmp } }
+        }
+        """));
+    SilverDatabase shop = config.silver().databases().get("shop");
+    assertThat(shop.trigger()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(shop.namespace()).isEqualTo("silver");
+    SilverEntity customers = shop.entityFor("shop.public.customers").orElseThrow();
+    assertThat(customers.table()).isEqualTo(new TableName("silver", "shop_public_customers"));
+    assertThat(customers.source()).isEqualTo(new TableName("bronze", "events"));
+    assertThat(customers.history()).isEqualTo(SilverEntity.History.SCD2);
+    assertThat(customers.name()).isEqualTo("shop.public.customers");
+    assertThat(customers.configPath()).isEqualTo("tributary.silver.databases.shop.tables.\"public.customers\"");
+    SilverEntity orders = shop.entityFor("shop.public.orders").orElseThrow();
+    assertThat(orders.history()).isEqualTo(SilverEntity.History.CURRENT);
+    assertThat(orders.deleteMode()).isEqualTo(SilverEntity.DeleteMode.HARD);
+    assertThat(shop.entityFor("shop.inventory.Line-Items").orElseThrow().table())
+        .isEqualTo(new TableName("silver", "shop_inventory_line_items"));
+    assertThat(shop.entityFor("shop.public.Tmp-1").orElseThrow().table()).isEqualTo(new TableName("silver", "tmp"));
+    assertThat(shop.entityFor("shop.public.audit_login")).as("excluded").isEmpty();
+    assertThat(shop.entityFor("shop.sales.orders")).as("outside topics").isEmpty();
+    assertThat(shop.mayHold(new TableName("silver", "shop_x_y"))).isTrue();
+    assertThat(shop.mayHold(new TableName("silver", "tmp"))).isTrue();
+    assertThat(shop.mayHold(new TableName("silver", "other"))).isFalse();
+  }
+
+  @Test
+  void rejectsADatabaseBlockThatCannotNameOrKeepItsTables() {
+    String database = "tributary.silver.databases.shop { source = bronze.events, table = \"%s\" %s }";
+    assertRejected(with(database.formatted("silver.shop", "")),
+        "tributary.silver.databases.shop.table: must hold {table} or {topic}, or every source table would get the"
+            + " same name; got 'silver.shop'");
+    assertRejected(with(database.formatted("{schema}.{table}", "")),
+        "tributary.silver.databases.shop.table: the namespace '{schema}' must be a fixed, simple identifier"
+            + " (variables go in the table name, so that every table of the database is in one namespace)");
+    assertRejected(with(database.formatted("silver.{db}_{table}", "")),
+        "tributary.silver.databases.shop.table: knows {table}, {schema} and {topic}; got {db}");
+    assertRejected(with(database.formatted("silver.{table}", ", decoder = json, sequence = []")),
+        "tributary.silver.databases.shop.decoder: must be debezium-json or debezium-avro: a database's tables are"
+            + " named and typed by their Debezium change events");
+    assertRejected(with(database.formatted("silver.{table}", ", schema = \"id BIGINT\", topics = \"(\"")),
+        "tributary.silver.databases.shop.topics: is not a Java regular expression: Unclosed group in '('",
+        "tributary.silver.databases.shop.schema: is per table: set it under tables { \"schema.table\" { schema = ..."
+            + " } }");
+    assertRejected(with(database.formatted("silver.{table}", ", tables { \"public.a\" { trigger = 1s, histroy ="
+            + " scd2 } }")),
+        "tributary.silver.databases.shop.tables.\"public.a\".trigger: is set for the whole database"
+            + " (tributary.silver.databases.shop.trigger): its tables share one stream",
+        "tributary.silver.databases.shop.tables.\"public.a\".histroy: is not a known setting (known: buckets,"
+            + " decoder, delete-mode, delete-ops, event-time-field, history, key, max-quarantine-ratio,"
+            + " max-rows-per-trigger, op-field, schema, schema-evolution, sequence, source, table, trigger)");
+    assertRejected(with(database.formatted("silver.{table}", ", tables { \"public.a\" { table = silver.t },"
+            + " \"public.b\" { table = silver.t }, \"public.events\" { table = bronze.events } }")),
+        "tributary.silver.databases.shop.tables.\"public.b\": table silver.t is already the table of"
+            + " tributary.silver.databases.shop.tables.\"public.a\"",
+        "tributary.silver.databases.shop.tables.\"public.events\": table bronze.events is already the bronze table"
+            + " of source 'events'");
+  }
+
+  @Test
   void readsTheQuarantineRatioBetweenZeroAndOne() {
     String entity = "tributary.silver.entities.a { source = bronze.orders, key = [id], schema = \"id BIGINT\","
         + " table = silver.a %s }";

@@ -1,0 +1,255 @@
+package io.tributary.silver;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.tributary.bronze.BronzeFixture;
+import io.tributary.bronze.BronzeIngestJob;
+import io.tributary.common.config.InvalidConfigException;
+import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.DatabaseTables;
+import io.tributary.common.testing.SharedSpark;
+import io.tributary.localstack.LocalKafkaBroker;
+import io.tributary.localstack.testing.SharedKafka;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.streaming.StreamingQuery;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A whole database from one block: one bronze source with a topic pattern, one silver database block with a
+ * template, per-table settings and exclusions, and one silver stream for all of its tables.
+ */
+@ExtendWith({SharedSpark.class, SharedKafka.class})
+class DatabaseIT {
+
+  /** The bronze source of every topic of the fixture's shop server, and the database block on top of it. */
+  private static String config(BronzeFixture fixture, String database) {
+    return "tributary.bronze.sources.shop { pattern = \"" + fixture.topic("shop").replace(".", "\\\\.")
+        + "\\\\..*\", table = \"bronze.shop\" }\n"
+        + "tributary.silver.databases.shop { source = \"bronze.shop\", table = \"silver.shop_{schema}_{table}\"\n"
+        + database + "\n}\n";
+  }
+
+  @Test
+  void oneBlockKeepsEveryTableWithItsOwnSettings(SparkSession spark, LocalKafkaBroker broker, @TempDir Path dir)
+      throws Exception {
+    BronzeFixture fixture = new BronzeFixture(broker, dir);
+    SmallTableEvents customers = SmallTableEvents.keyed(fixture.topic("shop.public.customers"));
+    SmallTableEvents orders = SmallTableEvents.keyed(fixture.topic("shop.public.orders"));
+    SmallTableEvents items = SmallTableEvents.keyed(fixture.topic("shop.inventory.items"));
+    SmallTableEvents audit = SmallTableEvents.keyed(fixture.topic("shop.public.audit_log"));
+    SmallTableEvents notes = SmallTableEvents.keyless(fixture.topic("shop.public.notes"));
+    fixture.createTopics(1, "shop.public.customers", "shop.public.orders", "shop.inventory.items",
+        "shop.public.audit_log", "shop.public.notes", "shop.public.legacy", "shop.public.legacy_two");
+    TributaryConfig config = fixture.config(Map.of(), config(fixture,
+        "exclude = [\"public\\\\.audit_.*\"]\n"
+            + "tables { \"inventory.items\" { history = scd2 }, \"public.orders\" { delete-mode = hard } }"));
+    String lake = config.catalog().name();
+
+    send(fixture, customers, List.of(
+        customers.change("r", null, customers.row(1, "Ada", 1), 10),
+        customers.change("r", null, customers.row(2, "Bo", 2), 11),
+        customers.change("r", null, customers.row(3, "Cy", 3), 12),
+        customers.change("u", customers.row(2, "Bo", 2), customers.row(2, "Bob", 20), 20),
+        customers.change("d", customers.row(3, "Cy", 3), null, 30)), 1, 2, 3, 2, 3);
+    send(fixture, orders, List.of(
+        orders.change("r", null, orders.row(1, "first", 1), 10),
+        orders.change("r", null, orders.row(2, "second", 2), 11),
+        orders.change("d", orders.row(1, "first", 1), null, 40)), 1, 2, 1);
+    send(fixture, items, List.of(
+        items.change("r", null, items.row(7, "pen", 1), 10),
+        items.change("u", items.row(7, "pen", 1), items.row(7, "pen", 2), 50),
+        items.change("u", items.row(7, "pen", 2), items.row(7, "red pen", 2), 60)), 7, 7, 7);
+    send(fixture, audit, List.of(audit.change("c", null, audit.row(1, "login", 1), 10)), 1);
+    send(fixture, notes, List.of(notes.change("c", null, notes.row(1, "no key", 1), 10)), 1);
+    fixture.send("shop.public.legacy", List.of(new ProducerRecord<>(fixture.topic("shop.public.legacy"),
+        "k".getBytes(StandardCharsets.UTF_8), "a plain string, not a change event".getBytes(StandardCharsets.UTF_8))));
+    fixture.send("shop.public.legacy_two", List.of(new ProducerRecord<>(fixture.topic("shop.public.legacy_two"),
+        "k".getBytes(StandardCharsets.UTF_8), "{\"plain\": true}".getBytes(StandardCharsets.UTF_8))));
+
+    new BronzeIngestJob(spark, config).run(true);
+    new SilverMergeJob(spark, config).run(true);
+
+    assertThat(tables(spark, lake)).containsExactly("quarantine", "shop_inventory_items", "shop_public_customers",
+        "shop_public_orders");
+    assertThat(rows(spark, lake + ".silver.shop_public_customers", "id, name, qty, _is_deleted"))
+        .containsExactly("1|Ada|1|false", "2|Bob|20|false", "3|Cy|3|true");
+    assertThat(rows(spark, lake + ".silver.shop_public_orders", "id, name, qty, _is_deleted"))
+        .containsExactly("2|second|2|false");
+    assertThat(rows(spark, lake + ".silver.shop_inventory_items", "id, name, qty, _is_current"))
+        .containsExactly("7|pen|1|false", "7|pen|2|false", "7|red pen|2|true");
+    assertThat(spark.table(lake + ".silver.shop_public_customers").schema().toDDL())
+        .startsWith(org.apache.spark.sql.types.StructType.fromDDL(SmallTableEvents.SPARK_COLUMNS).toDDL());
+    // The one table without a primary key is not kept; its change stays in bronze.
+    assertThat(spark.sql("SELECT count(*) FROM " + lake + ".bronze.shop WHERE topic = '" + notes.topic() + "'")
+        .first().getLong(0)).isEqualTo(1);
+    // Topics of the pattern that are not Debezium: quarantined with the reason (each table its own record of the
+    // batch, so the second is not taken for a replay of the first), and the rest of the database went on.
+    List<Row> quarantined = spark.sql("SELECT entity, stage, reason, topic FROM " + lake + ".silver.quarantine"
+        + " ORDER BY entity").collectAsList();
+    assertThat(quarantined).hasSize(2);
+    assertThat(quarantined.get(0).getString(0)).isEqualTo("shop.public.legacy");
+    assertThat(quarantined.get(1).getString(0)).isEqualTo("shop.public.legacy_two");
+    assertThat(quarantined.get(0).getString(2)).contains("tributary.silver.databases.shop.tables.\"public.legacy\""
+        + ".schema: is missing");
+    assertThat(DatabaseTables.of(spark, lake, config.silver().databases().get("shop"))).containsOnlyKeys(
+        new io.tributary.common.config.TableName("silver", "shop_inventory_items"),
+        new io.tributary.common.config.TableName("silver", "shop_public_customers"),
+        new io.tributary.common.config.TableName("silver", "shop_public_orders"));
+
+    // A table that appears later joins on the next run; the others take their next changes.
+    SmallTableEvents refunds = SmallTableEvents.keyed(fixture.topic("shop.public.refunds"));
+    fixture.createTopics(1, "shop.public.refunds");
+    send(fixture, refunds, List.of(refunds.change("c", null, refunds.row(5, "refund", 5), 70)), 5);
+    send(fixture, customers, List.of(customers.change("c", null, customers.row(4, "Di", 4), 71)), 4);
+    new BronzeIngestJob(spark, config).run(true);
+    new SilverMergeJob(spark, config).run(true);
+    assertThat(rows(spark, lake + ".silver.shop_public_refunds", "id, name, qty, _is_deleted"))
+        .containsExactly("5|refund|5|false");
+    assertThat(rows(spark, lake + ".silver.shop_public_customers", "id, name")).containsExactly("1|Ada", "2|Bob",
+        "3|Cy", "4|Di");
+    assertThat(spark.table(lake + ".silver.quarantine").count()).as("the legacy records once").isEqualTo(2);
+
+    // One table of a database cannot be rebuilt or rolled back on its own yet: refused, saying what to do instead.
+    assertThatThrownBy(() -> new SilverRebuild(spark, config).run("silver.shop_public_orders",
+        java.util.OptionalLong.empty(), System.out)).hasMessageStartingWith("silver.shop_public_orders is a table of"
+            + " database 'shop' (tributary.silver.databases.shop): rebuilding or rolling back one table of a"
+            + " database is not supported yet");
+  }
+
+  @Test
+  void aBatchReplayedAfterACrashBetweenTwoTablesIsAppliedOnceToEach(SparkSession spark, LocalKafkaBroker broker,
+      @TempDir Path dir) throws Exception {
+    BronzeFixture fixture = new BronzeFixture(broker, dir);
+    SmallTableEvents first = SmallTableEvents.keyed(fixture.topic("shop.public.a"));
+    SmallTableEvents second = SmallTableEvents.keyed(fixture.topic("shop.public.b"));
+    fixture.createTopics(1, "shop.public.a", "shop.public.b");
+    TributaryConfig strict = fixture.config(Map.of(), config(fixture, ""));
+    String lake = strict.catalog().name();
+    send(fixture, first, List.of(first.change("r", null, first.row(1, "one", 1), 10)), 1);
+    send(fixture, second, List.of(second.change("r", null, second.row(1, "one", 1), 10)), 1);
+    new BronzeIngestJob(spark, strict).run(true);
+    new SilverMergeJob(spark, strict).run(true);
+
+    // The next batch: a good change for table a, then 25 records of table b that are not JSON. Table a commits,
+    // then b's share of quarantined records fails the batch, as a crash between the two commits would.
+    send(fixture, first, List.of(first.change("u", first.row(1, "one", 1), first.row(1, "uno", 2), 20)), 1);
+    List<ProducerRecord<byte[], byte[]>> broken = new ArrayList<>();
+    for (int i = 0; i < 25; i++) {
+      broken.add(new ProducerRecord<>(second.topic(), second.key(i), ("{broken " + i).getBytes(StandardCharsets.UTF_8)));
+    }
+    fixture.send("shop.public.b", broken);
+    new BronzeIngestJob(spark, strict).run(true);
+    assertThatThrownBy(() -> new SilverMergeJob(spark, strict).run(true)).hasStackTraceContaining(
+        "more than tributary.silver.databases.shop.tables.\"public.b\".max-quarantine-ratio");
+    long snapshotsOfA = snapshots(spark, lake + ".silver.shop_public_a");
+    assertThat(rows(spark, lake + ".silver.shop_public_a", "id, name")).containsExactly("1|uno");
+
+    // Run again with b allowed to quarantine them: a's commit is recognised and skipped, b's records land once.
+    TributaryConfig lenient = fixture.config(Map.of(), config(fixture,
+        "tables { \"public.b\" { max-quarantine-ratio = 1 } }"));
+    new SilverMergeJob(spark, lenient).run(true);
+    new SilverMergeJob(spark, lenient).run(true);
+    assertThat(snapshots(spark, lake + ".silver.shop_public_a")).as("a's commits").isEqualTo(snapshotsOfA);
+    assertThat(rows(spark, lake + ".silver.shop_public_a", "id, name")).containsExactly("1|uno");
+    assertThat(spark.sql("SELECT count(*), count(DISTINCT offset) FROM " + lake + ".silver.quarantine WHERE entity ="
+        + " 'shop.public.b'").first().toString()).isEqualTo("[25,25]");
+  }
+
+  @Test
+  void aContinuousRunWaitsForItsFirstTopicAndKeepsNewTablesWithOneStream(SparkSession spark, LocalKafkaBroker broker,
+      @TempDir Path dir) throws Exception {
+    BronzeFixture fixture = new BronzeFixture(broker, dir);
+    TributaryConfig config = fixture.config(Map.of(), config(fixture, "trigger = \"300 ms\"")
+        + "tributary.bronze.defaults.trigger = \"300 ms\"\n");
+    String lake = config.catalog().name();
+    AtomicReference<Throwable> silverFailure = new AtomicReference<>();
+    Thread silver = new Thread(() -> {
+      try {
+        new SilverMergeJob(spark, config).run(false);
+      } catch (Throwable e) {
+        silverFailure.set(e);
+      }
+    }, "silver-under-test");
+    // No topic matches yet and bronze has no table: the silver job waits instead of failing.
+    silver.start();
+    BronzeFixture.Running bronze = BronzeFixture.runInBackground(spark, config);
+    try {
+      Thread.sleep(3_000);
+      assertThat(silverFailure.get()).isNull();
+      assertThat(silver.isAlive()).isTrue();
+      SmallTableEvents first = SmallTableEvents.keyed(fixture.topic("shop.public.first"));
+      fixture.createTopics(1, "shop.public.first");
+      send(fixture, first, List.of(first.change("c", null, first.row(1, "one", 1), 10)), 1);
+      await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+        assertThat(silverFailure.get()).isNull();
+        assertThat(BronzeFixture.rows(spark, lake + ".silver.shop_public_first")).isEqualTo(1);
+      });
+      SmallTableEvents second = SmallTableEvents.keyed(fixture.topic("shop.public.second"));
+      fixture.createTopics(1, "shop.public.second");
+      send(fixture, second, List.of(second.change("c", null, second.row(2, "two", 2), 10)), 2);
+      await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+        assertThat(silverFailure.get()).isNull();
+        assertThat(BronzeFixture.rows(spark, lake + ".silver.shop_public_second")).isEqualTo(1);
+      });
+      assertThat(java.util.Arrays.stream(spark.streams().active()).map(StreamingQuery::name)
+          .filter(name -> name.startsWith("silver")).toList()).containsExactly("silver-database-shop");
+    } finally {
+      bronze.stop(); // stops every active query, silver's too
+      silver.join(60_000);
+    }
+    assertThat(silverFailure.get()).isNull();
+  }
+
+  @Test
+  void twoTopicsTheTemplateGivesOneNameAreRefusedNamingBoth(SparkSession spark, LocalKafkaBroker broker,
+      @TempDir Path dir) throws Exception {
+    BronzeFixture fixture = new BronzeFixture(broker, dir);
+    SmallTableEvents lower = SmallTableEvents.keyed(fixture.topic("shop.public.orders"));
+    SmallTableEvents upper = SmallTableEvents.keyed(fixture.topic("shop.PUBLIC.orders"));
+    fixture.createTopics(1, "shop.public.orders", "shop.PUBLIC.orders");
+    TributaryConfig config = fixture.config(Map.of(), config(fixture, ""));
+    send(fixture, lower, List.of(lower.change("c", null, lower.row(1, "lower", 1), 10)), 1);
+    send(fixture, upper, List.of(upper.change("c", null, upper.row(1, "upper", 1), 10)), 1);
+    new BronzeIngestJob(spark, config).run(true);
+    assertThatThrownBy(() -> new SilverMergeJob(spark, config).run(true)).hasStackTraceContaining(
+        "tributary.silver.databases.shop.table: topics " + upper.topic() + " and " + lower.topic()
+            + " both become table silver.shop_public_orders");
+  }
+
+  private static void send(BronzeFixture fixture, SmallTableEvents table, List<byte[]> values, long... ids)
+      throws Exception {
+    List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
+    for (int i = 0; i < values.size(); i++) {
+      records.add(new ProducerRecord<>(table.topic(), table.key(ids[i]), values.get(i)));
+    }
+    String name = table.topic().substring(table.topic().indexOf('.') + 1);
+    fixture.send(name, records);
+  }
+
+  private static List<String> tables(SparkSession spark, String lake) {
+    return spark.sql("SHOW TABLES IN " + lake + ".silver").collectAsList().stream()
+        .map(row -> row.getString(row.fieldIndex("tableName"))).sorted().toList();
+  }
+
+  private static List<String> rows(SparkSession spark, String table, String columns) {
+    return spark.sql("SELECT " + columns + " FROM " + table).collectAsList().stream()
+        .map(row -> row.mkString("|")).sorted().toList();
+  }
+
+  private static long snapshots(SparkSession spark, String table) {
+    return spark.sql("SELECT count(*) FROM " + table + ".snapshots").first().getLong(0);
+  }
+}
