@@ -1,0 +1,169 @@
+package io.tributary.localstack;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A Kafka Connect worker (standalone mode) running one Debezium connector, in a JVM of its own whose classpath comes
+ * from the {@code tributary-debezium-connect-runtime} module: Kafka Connect 4.3.0 and Debezium 3.6.1.Final, never
+ * mixed with Spark's or the broker's. Offsets are kept in a file under the worker's folder, so a worker started again
+ * on the same folder goes on where it stopped. Topics are created by Connect itself (the local broker does not
+ * create topics on demand).
+ */
+public final class DebeziumConnectWorker implements AutoCloseable {
+  private static final String CLASSPATH_RESOURCE = "/tributary/debezium-connect.classpath";
+  private static final Duration START_TIMEOUT = Duration.ofMinutes(3);
+
+  private final Path home;
+  private final Process process;
+  private final int restPort;
+  private final String connector;
+
+  private DebeziumConnectWorker(Path home, Process process, int restPort, String connector) {
+    this.home = home;
+    this.process = process;
+    this.restPort = restPort;
+    this.connector = connector;
+  }
+
+  /**
+   * Starts a worker writing to {@code bootstrapServers} with the connector's settings ({@code name} and
+   * {@code connector.class} among them) and returns once its task runs.
+   *
+   * @param worker worker settings beyond the defaults (converters: Kafka Connect's JSON converter with schemas)
+   */
+  public static DebeziumConnectWorker start(Path home, String bootstrapServers, Map<String, String> worker,
+      Map<String, String> connector) {
+    try {
+      Files.createDirectories(home);
+      int restPort;
+      try (ServerSocket socket = new ServerSocket()) {
+        socket.bind(new InetSocketAddress("127.0.0.1", 0));
+        restPort = socket.getLocalPort();
+      }
+      Map<String, String> settings = new LinkedHashMap<>();
+      settings.put("bootstrap.servers", bootstrapServers);
+      settings.put("key.converter", "org.apache.kafka.connect.json.JsonConverter");
+      settings.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+      settings.put("key.converter.schemas.enable", "true");
+      settings.put("value.converter.schemas.enable", "true");
+      settings.put("offset.storage.file.filename", home.resolve("offsets").toString());
+      settings.put("offset.flush.interval.ms", "1000");
+      settings.put("listeners", "http://127.0.0.1:" + restPort);
+      settings.put("plugin.discovery", "only_scan");
+      settings.putAll(worker);
+      Path workerFile = write(home.resolve("worker.properties"), settings);
+      Map<String, String> connectorSettings = new LinkedHashMap<>();
+      connectorSettings.put("topic.creation.default.replication.factor", "1");
+      connectorSettings.put("topic.creation.default.partitions", "1");
+      connectorSettings.putAll(connector);
+      Path connectorFile = write(home.resolve("connector.properties"), connectorSettings);
+      Path log4j = LocalKafkaBroker.writeQuietLogConfig(home);
+      List<String> command = new ArrayList<>();
+      command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      command.addAll(List.of("-Xms256m", "-Xmx1g", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+          "-Dlog4j2.configurationFile=" + log4j.toUri(), "-cp", classpath(),
+          "org.apache.kafka.connect.cli.ConnectStandalone", workerFile.toString(), connectorFile.toString()));
+      Process process = new ProcessBuilder(command).redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("connect.log").toFile())).start();
+      DebeziumConnectWorker started = new DebeziumConnectWorker(home, process, restPort, connector.get("name"));
+      started.awaitRunning();
+      return started;
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot start a Kafka Connect worker in " + home, e);
+    }
+  }
+
+  /** The connector's status as Connect's REST API reports it (JSON). */
+  public String status() {
+    try {
+      HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
+          "http://127.0.0.1:" + restPort + "/connectors/" + connector + "/status")).timeout(Duration.ofSeconds(10))
+          .build(), HttpResponse.BodyHandlers.ofString());
+      return response.body();
+    } catch (IOException e) {
+      return "(no answer: " + e.getMessage() + ")";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "(interrupted)";
+    }
+  }
+
+  private void awaitRunning() {
+    long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException("The Kafka Connect worker exited (" + process.exitValue() + "):\n"
+            + logTail());
+      }
+      String status = status();
+      if (status.contains("\"FAILED\"")) {
+        close();
+        throw new IllegalStateException("The connector failed: " + status + "\n" + logTail());
+      }
+      // The connector and its one task.
+      if (status.split("\"state\":\"RUNNING\"", -1).length - 1 >= 2) {
+        return;
+      }
+      try {
+        Thread.sleep(500);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for the connector", e);
+      }
+    }
+    close();
+    throw new IllegalStateException("The connector did not run within " + START_TIMEOUT.toSeconds() + " s: "
+        + status() + "\n" + logTail());
+  }
+
+  /** The last lines of the worker's log. */
+  public String logTail() {
+    return LocalKafkaBroker.tail(home.resolve("connect.log"));
+  }
+
+  @Override
+  public void close() {
+    process.destroy();
+    try {
+      if (!process.waitFor(30, TimeUnit.SECONDS)) {
+        process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static Path write(Path file, Map<String, String> settings) throws IOException {
+    StringBuilder text = new StringBuilder();
+    settings.forEach((key, value) -> text.append(key).append('=').append(value.replace("\\", "\\\\")).append('\n'));
+    return Files.writeString(file, text);
+  }
+
+  private static String classpath() {
+    try (InputStream in = DebeziumConnectWorker.class.getResourceAsStream(CLASSPATH_RESOURCE)) {
+      if (in == null) {
+        throw new IllegalStateException("Missing " + CLASSPATH_RESOURCE + ": build the project with Maven first");
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
