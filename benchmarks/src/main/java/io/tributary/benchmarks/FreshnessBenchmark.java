@@ -104,6 +104,7 @@ public final class FreshnessBenchmark {
         + "  bronze.sources = null\n"
         + "  bronze.sources.fresh { topic = \"" + TOPIC + "\", table = \"bronze.fresh\" }\n"
         + "  silver.entities = null\n"
+        + "  silver.databases = null\n"
         + "  silver.entities.fresh { source = \"bronze.fresh\", key = [id], schema = \"" + SCHEMA + "\","
         + " table = \"silver.fresh\" }\n"
         + (settings.bronzeTrigger() == null ? "" : "  bronze.defaults.trigger = \"" + settings.bronzeTrigger() + "\"\n")

@@ -3,8 +3,11 @@ package io.tributary.launcher;
 import io.tributary.bronze.BronzeIngestJob;
 import io.tributary.common.cli.Arguments;
 import io.tributary.common.config.BronzeSource;
+import io.tributary.common.config.SilverDatabase;
 import io.tributary.common.config.SilverEntity;
+import io.tributary.common.config.TableName;
 import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.DatabaseTables;
 import io.tributary.common.lakehouse.Tables;
 import io.tributary.gold.GoldJob;
 import io.tributary.gold.Interval;
@@ -68,17 +71,15 @@ final class DemoCommand implements Command {
       // In two parts, so that silver's second run merges later changes into the state its first run loaded (and
       // the tables have a history to travel in).
       GeneratorOptions sample = GeneratorOptions.demo(Instant.now());
-      // Split where the first record of the third day is, not by each record's time: a late change keeps its older
-      // timestamp and must still arrive after the change that overtook it.
       long cutoff = sample.start().plus(sample.span().multipliedBy(2).dividedBy(3)).toEpochMilli();
       List<GeneratedRecord> records = new ArrayList<>();
       ShopEventGenerator.records(sample).forEachRemaining(records::add);
-      int split = 0;
-      while (split < records.size() && records.get(split).timestampMs() < cutoff) {
-        split++;
-      }
-      step("Producing sample shop events (orders, Debezium customer changes): the first two days");
-      System.out.print(ProduceCommand.produce(config, records.subList(0, split).iterator(), 2, 0));
+      List<GeneratedRecord> inventory = new ArrayList<>();
+      ShopEventGenerator.inventory(sample).forEachRemaining(inventory::add);
+      step("Producing sample shop events (orders, Debezium customer changes) and the inventory database's"
+          + " changes: the first two days");
+      produce(config, records, cutoff, true);
+      produce(config, inventory, cutoff, true);
 
       step("Bronze: landing every topic, exactly once, until caught up");
       SparkSession spark = Sessions.start(config, name());
@@ -87,8 +88,10 @@ final class DemoCommand implements Command {
       step("Silver: merging each entity's changes from bronze, out-of-order safe");
       new SilverMergeJob(spark, config).run(true);
 
-      step("Producing the third day: later changes to the same orders and customers");
-      System.out.print(ProduceCommand.produce(config, records.subList(split, records.size()).iterator(), 2, 0));
+      step("Producing the third day: later changes to the same orders, customers and inventory, and a new table of"
+          + " the inventory database (suppliers)");
+      produce(config, records, cutoff, false);
+      produce(config, inventory, cutoff, false);
       step("Bronze and silver again: each continues from its checkpoint");
       new BronzeIngestJob(spark, config).run(true);
       new SilverMergeJob(spark, config).run(true);
@@ -124,6 +127,19 @@ final class DemoCommand implements Command {
             counts.getLong(0), counts.getLong(1)));
         spark.sql("SELECT * FROM " + table + " WHERE NOT _is_deleted ORDER BY _seq DESC LIMIT 5").show(false);
       }
+      for (SilverDatabase database : config.silver().databaseList()) {
+        Map<TableName, String> kept = DatabaseTables.of(spark, config.catalog().name(), database);
+        step("Database " + database.name() + " (" + database.configPath() + "): " + kept.size() + " silver tables"
+            + " from one block, columns and keys from the change events");
+        kept.forEach((table, topic) -> {
+          String name = config.catalog().name() + "." + table;
+          List<String> columns = List.of(spark.table(name).columns());
+          String live = columns.contains("_is_current") ? "_is_current AND NOT _is_deleted" : "NOT _is_deleted";
+          System.out.printf("  %-34s from %-28s %,5d current rows; columns: %s%n", name, topic,
+              spark.sql("SELECT count_if(" + live + ") FROM " + name).first().getLong(0),
+              String.join(", ", columns.stream().filter(column -> !column.startsWith("_")).toList()));
+        });
+      }
       String quarantine = config.catalog().name() + "." + config.silver().quarantine();
       step("Quarantine " + quarantine + ": records no decoder accepted, by reason");
       spark.sql("SELECT entity, reason, count(*) AS records FROM " + quarantine + " GROUP BY entity, reason"
@@ -150,6 +166,19 @@ final class DemoCommand implements Command {
         broker.stop();
       }
     }
+  }
+
+  /** Produces the records before {@code cutoff} ({@code first}) or from it on, creating the topics they go to. */
+  private static void produce(TributaryConfig config, List<GeneratedRecord> records, long cutoff, boolean first) {
+    // Split where the first record of the third day is, not by each record's time: a late change keeps its older
+    // timestamp and must still arrive after the change that overtook it.
+    int split = 0;
+    while (split < records.size() && records.get(split).timestampMs() < cutoff) {
+      split++;
+    }
+    List<GeneratedRecord> part = first ? records.subList(0, split) : records.subList(split, records.size());
+    System.out.print(ProduceCommand.produce(config, part.stream().map(GeneratedRecord::topic).distinct().toList(),
+        part.iterator(), 2, 0));
   }
 
   private static void step(String text) {

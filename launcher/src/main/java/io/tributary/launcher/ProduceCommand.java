@@ -55,15 +55,16 @@ final class ProduceCommand implements Command {
   }
 
   static ShopProducer.Summary produce(TributaryConfig config, GeneratorOptions options, int partitions, double rate) {
-    return produce(config, ShopEventGenerator.records(options), partitions, rate);
+    return produce(config, List.of(GeneratorOptions.ORDERS_TOPIC, GeneratorOptions.CUSTOMERS_TOPIC),
+        ShopEventGenerator.records(options), partitions, rate);
   }
 
-  static ShopProducer.Summary produce(TributaryConfig config, Iterator<GeneratedRecord> records, int partitions,
-      double rate) {
+  /** Sends {@code records} after creating {@code topics} (those that do not exist yet). */
+  static ShopProducer.Summary produce(TributaryConfig config, List<String> topics, Iterator<GeneratedRecord> records,
+      int partitions, double rate) {
     String kafka = "Kafka at " + config.kafka().bootstrapServers() + " (tributary.kafka.bootstrap-servers)";
     try {
-      Topics.create(config.kafka().clientProperties(),
-          List.of(GeneratorOptions.ORDERS_TOPIC, GeneratorOptions.CUSTOMERS_TOPIC), partitions, Map.of());
+      Topics.create(config.kafka().clientProperties(), topics, partitions, Map.of());
     } catch (IllegalStateException e) {
       throw new DependencyUnavailableException(kafka + ": " + e.getMessage() + "; start the broker (bin/tributary"
           + " kafka start) or fix the address, and run again. Nothing was sent.", e);

@@ -5,6 +5,7 @@ import io.tributary.common.cli.UsageException;
 import io.tributary.common.config.TableName;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.gold.GoldJob;
+import io.tributary.silver.DatabaseTableRebuild;
 import io.tributary.silver.SilverRebuild;
 import java.util.List;
 import java.util.Optional;
@@ -56,10 +57,18 @@ final class RebuildCommand implements Command {
       throw new UsageException("'rebuild': " + table + " is a bronze table, the raw record of Kafka; load missing"
           + " records with 'reingest', and rebuild the silver tables built from it");
     }
-    try {
-      SilverRebuild.entityOf(config, table);
-    } catch (IllegalArgumentException e) {
-      throw new UsageException("'rebuild': " + e.getMessage());
+    boolean databaseTable = config.silver().databaseOf(name).isPresent()
+        && config.silver().entityList().stream().noneMatch(entity -> entity.table().equals(name));
+    if (databaseTable && (args.value("from-snapshot").isPresent() || args.value("from-timestamp").isPresent())) {
+      throw new UsageException("'rebuild': " + table + " is a table of a database; it is rebuilt from all of bronze"
+          + " (--from-snapshot and --from-timestamp are not supported for a database's tables yet)");
+    }
+    if (!databaseTable) {
+      try {
+        SilverRebuild.entityOf(config, table);
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("'rebuild': " + e.getMessage());
+      }
     }
     if (args.value("from").isPresent() || args.value("to").isPresent()) {
       throw new UsageException("'rebuild': --from and --to are for gold tables; a silver table is rebuilt from all"
@@ -72,6 +81,14 @@ final class RebuildCommand implements Command {
         "from-snapshot", text))).orElse(OptionalLong.empty());
     var timestamp = args.value("from-timestamp").map(text -> Times.instant(name(), "from-timestamp", text));
     SparkSession spark = Sessions.start(config, name());
+    if (databaseTable) {
+      try {
+        new DatabaseTableRebuild(spark, config).run(table, System.out);
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("'rebuild': " + e.getMessage());
+      }
+      return Tributary.OK;
+    }
     if (timestamp.isPresent()) {
       snapshot = OptionalLong.of(RollbackCommand.target(spark, config, table, OptionalLong.empty(), timestamp));
     }

@@ -50,6 +50,15 @@ class DemoIT {
     assertThat(output).containsPattern("Silver table lake.silver.customer_history: [0-9,]+ versions, [0-9,]+ current");
     assertThat(output).containsPattern("Silver table lake.silver.orders: [1-9][0-9,]* current rows");
     assertThat(output).contains("Quarantine lake.silver.quarantine");
+    // The inventory database from one block: four tables, the last of which appeared in the second part, columns
+    // and keys from the change events (products gained a column in the second part).
+    assertThat(output).contains("Database inventory (tributary.silver.databases.inventory): 4 silver tables");
+    assertThat(output).containsPattern("lake.silver.inventory_products +from inventory.public.products +7 current"
+        + " rows; columns: id, name, price, updated_at, category");
+    assertThat(output).containsPattern("lake.silver.inventory_stock +from inventory.public.stock +21 current rows;"
+        + " columns: warehouse_id, product_id, quantity, updated_at");
+    assertThat(output).containsPattern("lake.silver.inventory_suppliers +from inventory.public.suppliers +4 current");
+    assertThat(output).containsPattern("lake.silver.inventory_warehouses +from inventory.public.warehouses +4 current");
     for (String model : List.of("daily_revenue", "orders_by_status", "customer_lifetime_value", "country_value")) {
       assertThat(output).containsPattern("Gold table lake.gold." + model + ": [1-9][0-9,]* rows");
     }

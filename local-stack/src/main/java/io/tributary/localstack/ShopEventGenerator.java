@@ -14,6 +14,14 @@ public final class ShopEventGenerator {
     return new Interleaved(new CustomerChanges(options), new OrderEvents(options));
   }
 
+  /**
+   * Debezium change events of a small {@code inventory} database with schema blocks, one topic per table
+   * ({@code inventory.public.<table>}): what a database block onboards without a hand-written schema.
+   */
+  public static Iterator<GeneratedRecord> inventory(GeneratorOptions options) {
+    return new InventoryChanges(options);
+  }
+
   /** Only the order events, for load tests that want one topic of uniform JSON records. */
   public static Iterator<GeneratedRecord> orders(GeneratorOptions options) {
     return new OrderEvents(options);

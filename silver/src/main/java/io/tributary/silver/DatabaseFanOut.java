@@ -7,6 +7,7 @@ import io.tributary.common.config.SilverEntity;
 import io.tributary.common.config.TableName;
 import io.tributary.common.lakehouse.DatabaseTables;
 import io.tributary.common.lakehouse.LocalCheckpoints;
+import io.tributary.common.lakehouse.SilverCheckpoints;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -82,6 +83,7 @@ final class DatabaseFanOut implements MicroBatchTarget {
         Dataset<Row> ofTopic = rows.where(functions.col("topic").equalTo(topic));
         Optional<TopicTable> table = tableOf(topic, ofTopic, streamId, batchId);
         if (table.isPresent()) {
+          awaitSwitch(catalog + "." + table.get().entity().table());
           table.get().merge().apply(ofTopic, tableStream(streamId, table.get().entity().table()), batchId);
           applied++;
         }
@@ -104,7 +106,7 @@ final class DatabaseFanOut implements MicroBatchTarget {
   }
 
   /** The id a table's commits carry for this stream: one stream, many tables, each with its own record. */
-  private static String tableStream(String streamId, TableName table) {
+  static String tableStream(String streamId, TableName table) {
     return streamId + "/" + table;
   }
 
@@ -158,6 +160,29 @@ final class DatabaseFanOut implements MicroBatchTarget {
     topics.put(topic, made);
     return made;
   }
+
+  /** Waits while a rebuild of the table switches it (the rebuild then records this stream's batch in it). */
+  private void awaitSwitch(String table) {
+    Table silver = load(table);
+    long deadline = System.nanoTime() + SWITCH_WAIT.toNanos();
+    while (silver.properties().containsKey(SilverCheckpoints.SWITCHING)) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(name + ": " + table + " is marked as being switched by a rebuild ("
+            + silver.properties().get(SilverCheckpoints.SWITCHING) + ") for more than " + SWITCH_WAIT.toMinutes()
+            + " minutes; if that command failed, run it again");
+      }
+      LOG.info("{}: waiting for the switch of {} to finish", name, table);
+      try {
+        Thread.sleep(1000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(name + ": interrupted while waiting for a switch", e);
+      }
+      silver.refresh();
+    }
+  }
+
+  private static final java.time.Duration SWITCH_WAIT = java.time.Duration.ofMinutes(10);
 
   /**
    * Records in the table which database and topic it is made from, the first time; refuses a table made from another

@@ -28,6 +28,7 @@ final class EntityStream implements StreamSupervisor.Supervised {
 
   private final SparkSession spark;
   private final SilverEntity entity;
+  private final String catalog;
   private final String bronze;
   private final String silver;
   private final String quarantine;
@@ -35,6 +36,8 @@ final class EntityStream implements StreamSupervisor.Supervised {
   private final boolean once;
   private final String name;
   private final SchemaRegistryConfig registry;
+  /** For a table of a database, whose bronze table holds every table's topic: the one topic read. */
+  private final java.util.Optional<String> topic;
   private boolean started;
 
   /**
@@ -48,15 +51,28 @@ final class EntityStream implements StreamSupervisor.Supervised {
    */
   EntityStream(SparkSession spark, SilverEntity entity, SchemaRegistryConfig registry, String catalog,
       String quarantine, String configuredCheckpoint, boolean once, String name) {
+    this(spark, entity, registry, catalog, quarantine, configuredCheckpoint, once, name, java.util.Optional.empty());
+  }
+
+  private EntityStream(SparkSession spark, SilverEntity entity, SchemaRegistryConfig registry, String catalog,
+      String quarantine, String configuredCheckpoint, boolean once, String name, java.util.Optional<String> topic) {
+    this.topic = topic;
     this.registry = registry;
     this.name = name;
     this.spark = spark;
     this.entity = entity;
+    this.catalog = catalog;
     this.bronze = catalog + "." + entity.source();
     this.silver = catalog + "." + entity.table();
     this.quarantine = quarantine;
     this.configuredCheckpoint = configuredCheckpoint;
     this.once = once;
+  }
+
+  /** The same stream reading only the records of {@code topic} (a database's table, rebuilt on its own). */
+  EntityStream onlyTopic(String topic) {
+    return new EntityStream(spark, entity, registry, catalog, quarantine, configuredCheckpoint, once, name,
+        java.util.Optional.of(topic));
   }
 
   @Override
@@ -81,7 +97,19 @@ final class EntityStream implements StreamSupervisor.Supervised {
           + " new content. Start the silver job again with the current config.");
     }
     String checkpoint = silverTable.properties().getOrDefault(SilverCheckpoints.PROPERTY, configuredCheckpoint);
-    CdcMerge merge = new CdcMerge(entity, registry, silver, quarantine, checkpoint, configuredCheckpoint);
+    CdcMerge entityMerge = new CdcMerge(entity, registry, silver, quarantine, checkpoint, configuredCheckpoint);
+    MicroBatchTarget merge = topic.isEmpty() ? entityMerge : new MicroBatchTarget() {
+      @Override
+      public void apply(Dataset<Row> batch, String streamId, long batchId) throws Exception {
+        entityMerge.apply(batch.where(org.apache.spark.sql.functions.col("topic").equalTo(topic.get())), streamId,
+            batchId);
+      }
+
+      @Override
+      public boolean committed(SparkSession session, String streamId, long batchId) {
+        return entityMerge.committed(session, streamId, batchId);
+      }
+    };
     CheckpointFiles files = new CheckpointFiles(checkpoint, spark.sparkContext().hadoopConfiguration());
     Table bronzeTable = load(bronze);
     InitialLoad.runIfNew(spark, files, bronzeTable, bronze, merge, name());
@@ -106,7 +134,8 @@ final class EntityStream implements StreamSupervisor.Supervised {
           .option("checkpointLocation", checkpoint)
           .trigger(once ? Trigger.AvailableNow() : Trigger.ProcessingTime(entity.trigger().toMillis()))
           .foreachBatch((VoidFunction2<Dataset<Row>, Long>) (batch, batchId) -> {
-            merge.apply(batch, batchId);
+            merge.apply(batch, batch.sparkSession().sparkContext().getLocalProperty("sql.streaming.queryId"),
+                batchId);
             CommitWindowPause.hold(name, batchId);
           })
           .start();

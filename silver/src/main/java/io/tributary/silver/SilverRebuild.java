@@ -69,10 +69,9 @@ public final class SilverRebuild {
     if (database.isPresent() && config.silver().entityList().stream()
         .noneMatch(entity -> entity.table().toString().equals(table))) {
       throw new IllegalArgumentException(table + " is a table of database '" + database.get().name() + "' ("
-          + database.get().configPath() + "): rebuilding or rolling back one table of a database is not supported"
-          + " yet (its stream is shared, and would not apply again the changes after the table's new state). To"
-          + " rebuild all of the database's tables, stop silver, drop them and delete the checkpoint "
-          + SilverCheckpoints.database(config, database.get()) + ", then run silver again");
+          + database.get().configPath() + "): rolling one table of a database back, or rebuilding it from one of its"
+          + " snapshots, is not supported yet (its stream is shared, and would not apply again the changes after"
+          + " that state); rebuild it from bronze instead: tributary rebuild --config FILE --table " + table);
     }
     return config.silver().entityList().stream().filter(entity -> entity.table().toString().equals(table))
         .findFirst().orElseThrow(() -> new IllegalArgumentException(table + " is not the silver table of any entity"

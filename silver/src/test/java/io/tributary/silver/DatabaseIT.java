@@ -122,11 +122,111 @@ class DatabaseIT {
         "3|Cy", "4|Di");
     assertThat(spark.table(lake + ".silver.quarantine").count()).as("the legacy records once").isEqualTo(2);
 
-    // One table of a database cannot be rebuilt or rolled back on its own yet: refused, saying what to do instead.
+    // One table of a database cannot be rolled back on its own yet: refused, saying what to do instead.
     assertThatThrownBy(() -> new SilverRebuild(spark, config).run("silver.shop_public_orders",
-        java.util.OptionalLong.empty(), System.out)).hasMessageStartingWith("silver.shop_public_orders is a table of"
-            + " database 'shop' (tributary.silver.databases.shop): rebuilding or rolling back one table of a"
-            + " database is not supported yet");
+        java.util.OptionalLong.of(1), System.out)).hasMessageStartingWith("silver.shop_public_orders is a table of"
+            + " database 'shop' (tributary.silver.databases.shop): rolling one table of a database back, or"
+            + " rebuilding it from one of its snapshots, is not supported yet");
+  }
+
+  @Test
+  void oneTableIsRebuiltWhileTheDatabaseStreamGoesOn(SparkSession spark, LocalKafkaBroker broker, @TempDir Path dir)
+      throws Exception {
+    BronzeFixture fixture = new BronzeFixture(broker, dir);
+    SmallTableEvents first = SmallTableEvents.keyed(fixture.topic("shop.public.a"));
+    SmallTableEvents second = SmallTableEvents.keyed(fixture.topic("shop.public.b"));
+    fixture.createTopics(1, "shop.public.a", "shop.public.b");
+    TributaryConfig config = fixture.config(Map.of(), config(fixture, "trigger = \"300 ms\"")
+        + "tributary.bronze.defaults.trigger = \"300 ms\"\n");
+    String lake = config.catalog().name();
+    Map<Long, String> expectedA = new java.util.concurrent.ConcurrentSkipListMap<>();
+    Map<Long, String> expectedB = new java.util.concurrent.ConcurrentSkipListMap<>();
+    List<byte[]> snapshot = new ArrayList<>();
+    long[] ids = new long[30];
+    for (int id = 1; id <= 30; id++) {
+      snapshot.add(first.change("r", null, first.row(id, "a" + id, 0), id));
+      ids[id - 1] = id;
+      expectedA.put((long) id, "a" + id + "|0");
+    }
+    send(fixture, first, snapshot, ids);
+    send(fixture, second, List.of(second.change("r", null, second.row(1, "b1", 0), 1)), 1);
+    expectedB.put(1L, "b1|0");
+    new BronzeIngestJob(spark, config).createTables();
+    BronzeFixture.Running bronze = BronzeFixture.runInBackground(spark, config);
+    AtomicReference<Throwable> silverFailure = new AtomicReference<>();
+    Thread silver = new Thread(() -> {
+      try {
+        new SilverMergeJob(spark, config).run(false);
+      } catch (Throwable e) {
+        silverFailure.set(e);
+      }
+    }, "silver-under-test");
+    silver.start();
+    AtomicReference<Throwable> producerFailure = new AtomicReference<>();
+    java.util.concurrent.atomic.AtomicBoolean rebuilt = new java.util.concurrent.atomic.AtomicBoolean();
+    Thread producer = new Thread(() -> {
+      try {
+        // Changes keep coming during the rebuild and for a few rounds after it.
+        int last = Integer.MAX_VALUE;
+        for (int round = 1; round <= last; round++) {
+          if (rebuilt.get() && last == Integer.MAX_VALUE) {
+            last = round + 4;
+          }
+          long id = 1 + (round * 7) % 30;
+          send(fixture, first, List.of(first.change("u", first.row(id, "a" + id, round - 1),
+              first.row(id, "a" + id, round), 100 + round)), id);
+          expectedA.put(id, "a" + id + "|" + round);
+          send(fixture, second, List.of(second.change("c", null, second.row(100 + round, "b", round), 100 + round)),
+              100 + round);
+          expectedB.put(100L + round, "b|" + round);
+          Thread.sleep(700);
+        }
+      } catch (Throwable e) {
+        producerFailure.set(e);
+      }
+    }, "producer");
+    SilverRebuild.Result result;
+    try {
+      await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+        assertThat(silverFailure.get()).isNull();
+        assertThat(BronzeFixture.rows(spark, lake + ".silver.shop_public_a")).isEqualTo(30);
+      });
+      producer.start();
+      java.io.ByteArrayOutputStream output = new java.io.ByteArrayOutputStream();
+      result = new DatabaseTableRebuild(spark, config).run("silver.shop_public_a",
+          new java.io.PrintStream(output, true, StandardCharsets.UTF_8));
+      rebuilt.set(true);
+      System.out.print(output);
+      assertThat(result.checkpoint()).endsWith("databases.shop");
+      producer.join(120_000);
+      assertThat(producerFailure.get()).isNull();
+      await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
+        assertThat(silverFailure.get()).as("silver failed").isNull();
+        assertThat(rows(spark, lake + ".silver.shop_public_a", "id, concat(name, '|', qty)")).as("a")
+            .isEqualTo(expectedA.entrySet().stream().map(e -> e.getKey() + "|" + e.getValue()).sorted().toList());
+        assertThat(rows(spark, lake + ".silver.shop_public_b", "id, concat(name, '|', qty)")).as("b")
+            .isEqualTo(expectedB.entrySet().stream().map(e -> e.getKey() + "|" + e.getValue()).sorted().toList());
+      });
+      assertThat(java.util.Arrays.stream(spark.streams().active()).map(StreamingQuery::name)
+          .filter(name -> name.startsWith("silver")).toList()).containsExactly("silver-database-shop");
+    } finally {
+      rebuilt.set(true);
+      producer.join(60_000);
+      bronze.stop();
+      silver.join(60_000);
+    }
+    assertThat(silverFailure.get()).isNull();
+    var properties = spark.sql("SHOW TBLPROPERTIES " + lake + ".silver.shop_public_a").collectAsList().stream()
+        .collect(java.util.stream.Collectors.toMap(row -> row.getString(0), row -> row.getString(1)));
+    assertThat(properties).containsEntry(DatabaseTables.DATABASE, "shop")
+        .containsEntry(DatabaseTables.SOURCE_TOPIC, first.topic())
+        .doesNotContainKey(io.tributary.common.lakehouse.SilverCheckpoints.SWITCHING)
+        .doesNotContainKey(io.tributary.common.lakehouse.SilverCheckpoints.PROPERTY);
+    // The database's stream went on committing to the rebuilt table after the switch.
+    assertThat(spark.sql("SELECT count(*) FROM " + lake + ".silver.shop_public_a.snapshots WHERE summary['"
+        + io.tributary.common.lakehouse.StreamCommits.STREAM_ID + "'] LIKE '%/silver.shop_public_a' AND committed_at"
+        + " > (SELECT committed_at FROM " + lake + ".silver.shop_public_a.snapshots WHERE snapshot_id = "
+        + result.snapshot() + ")").first().getLong(0)).as("commits after the switch").isPositive();
   }
 
   @Test

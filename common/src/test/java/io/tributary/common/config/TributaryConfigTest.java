@@ -290,8 +290,8 @@ class TributaryConfigTest {
     Path shipped = Path.of("../conf/application.conf");
     assertThat(Files.exists(shipped)).isTrue();
     TributaryConfig config = TributaryConfig.load(shipped);
-    assertThat(config.bronze().sources()).containsKeys("orders", "customers");
-    assertThat(List.copyOf(config.bronze().sources().keySet())).hasSize(2);
+    assertThat(config.bronze().sources()).containsOnlyKeys("orders", "customers", "inventory");
+    assertThat(config.silver().databases()).containsOnlyKeys("inventory");
   }
 
   @Test
