@@ -43,10 +43,14 @@ public final class DatabaseBenchmark {
   private final SparkSession spark;
   private final int tables;
   private final int rows;
+  private final int parallelism;
   /** Silver micro-batch durations by input rows, from the query's progress. */
   private final Map<Long, List<Long>> batches = new ConcurrentHashMap<>();
+  /** Every non-empty silver micro-batch in order: input rows and duration. */
+  private final List<long[]> history = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-  private DatabaseBenchmark(BenchmarkWorkspace workspace, int tables, int rows) {
+  private DatabaseBenchmark(BenchmarkWorkspace workspace, int tables, int rows, int parallelism) {
+    this.parallelism = parallelism;
     this.workspace = workspace;
     this.spark = workspace.spark();
     this.tables = tables;
@@ -54,20 +58,27 @@ public final class DatabaseBenchmark {
   }
 
   public static void main(String[] args) throws Exception {
-    Arguments options = BenchmarkWorkspace.arguments("bench-database", args, Set.of("tables", "rows"));
+    Arguments options = BenchmarkWorkspace.arguments("bench-database", args, Set.of("tables", "rows",
+        "merge-parallelism"));
     List<Integer> counts = Arrays.stream(options.value("tables").orElse("50").split(",")).map(String::trim)
         .map(Integer::parseInt).toList();
+    List<Integer> parallelisms = Arrays.stream(options.value("merge-parallelism").orElse("4").split(","))
+        .map(String::trim).map(Integer::parseInt).toList();
     int rows = (int) BenchmarkWorkspace.positive(options, "rows", "20");
     StringBuilder report = new StringBuilder();
     for (int tables : counts) {
-      try (BenchmarkWorkspace workspace = BenchmarkWorkspace.open("database-" + tables, "catalog.name = lake")) {
-        LocalKafkaBroker broker = LocalKafkaBroker.start(workspace.folder().resolve("kafka"),
-            Map.of("log.retention.ms", "-1"));
-        try {
-          report.append(new DatabaseBenchmark(workspace, tables, rows).run(broker)).append('\n');
-          workspace.report(report.toString());
-        } finally {
-          LocalKafkaBroker.find(workspace.folder().resolve("kafka")).ifPresent(LocalKafkaBroker::stop);
+      for (int parallelism : parallelisms) {
+        // A catalog of its own per run: the session, and the catalogs it has loaded, outlive a run.
+        try (BenchmarkWorkspace workspace = BenchmarkWorkspace.open("database-" + tables, "catalog.name = lake_"
+            + tables + "_" + parallelism)) {
+          LocalKafkaBroker broker = LocalKafkaBroker.start(workspace.folder().resolve("kafka"),
+              Map.of("log.retention.ms", "-1"));
+          try {
+            report.append(new DatabaseBenchmark(workspace, tables, rows, parallelism).run(broker)).append('\n');
+            workspace.report(report.toString());
+          } finally {
+            LocalKafkaBroker.find(workspace.folder().resolve("kafka")).ifPresent(LocalKafkaBroker::stop);
+          }
         }
       }
     }
@@ -83,17 +94,18 @@ public final class DatabaseBenchmark {
     Topics.create(client, source.stream().map(DebeziumJsonTable::topic).toList(), 1, Map.of());
     long lsn = 0;
     long now = System.currentTimeMillis();
-    try (KafkaProducer<byte[], byte[]> producer = producer(broker)) {
-      for (DebeziumJsonTable table : source) {
-        for (int id = 1; id <= rows; id++) {
-          Map<String, Object> row = row(id, "row " + id, 0, now);
-          producer.send(new ProducerRecord<>(table.topic(), table.key(row), table.change("r", null, row, ++lsn, now)));
-        }
+    List<ProducerRecord<byte[], byte[]>> snapshot = new ArrayList<>();
+    for (DebeziumJsonTable table : source) {
+      for (int id = 1; id <= rows; id++) {
+        Map<String, Object> row = row(id, "row " + id, 0, now);
+        snapshot.add(new ProducerRecord<>(table.topic(), table.key(row), table.change("r", null, row, ++lsn, now)));
       }
     }
+    send(broker, snapshot);
     TributaryConfig config = workspace.config("kafka.bootstrap-servers = \"" + broker.bootstrapServers() + "\"\n"
         + "bronze.sources.db { pattern = \"" + SERVER + "\\\\..*\", table = \"bronze.db\", trigger = \"1 s\" }\n"
-        + "silver.databases.db { source = \"bronze.db\", table = \"silver.db_{table}\", trigger = \"1 s\" }\n");
+        + "silver.databases.db { source = \"bronze.db\", table = \"silver.db_{table}\", trigger = \"1 s\","
+        + " merge-parallelism = " + parallelism + " }\n");
     spark.streams().addListener(new StreamingQueryListener() {
       @Override
       public void onQueryStarted(QueryStartedEvent event) {}
@@ -103,6 +115,7 @@ public final class DatabaseBenchmark {
         if ("silver-database-db".equals(event.progress().name()) && event.progress().numInputRows() > 0) {
           batches.computeIfAbsent(event.progress().numInputRows(), n -> new java.util.concurrent.CopyOnWriteArrayList<>())
               .add(event.progress().batchDuration());
+          history.add(new long[] {event.progress().numInputRows(), event.progress().batchDuration()});
         }
       }
 
@@ -129,37 +142,37 @@ public final class DatabaseBenchmark {
       figures.put("snapshot batch (" + (tables * rows) + " rows, " + tables + " tables)", batchTime(tables * rows));
       long heapOnboarded = usedHeap();
 
-      // One change in every table, in one batch; then one change in one table.
+      // One change in every table (bronze may land them in more than one commit, so silver in more than one
+      // batch: the batches until all have arrived are counted); then one change in one table.
       long at = System.currentTimeMillis();
-      try (KafkaProducer<byte[], byte[]> producer = producer(broker)) {
-        for (DebeziumJsonTable table : source) {
-          producer.send(new ProducerRecord<>(table.topic(), table.key(row(1, "", 0, at)), table.change("u",
-              row(1, "row 1", 0, at), row(1, "row 1", 1, at), ++lsn, at)));
-        }
+      int before = history.size();
+      List<ProducerRecord<byte[], byte[]>> changes = new ArrayList<>();
+      for (DebeziumJsonTable table : source) {
+        changes.add(new ProducerRecord<>(table.topic(), table.key(row(1, "", 0, at)), table.change("u",
+            row(1, "row 1", 0, at), row(1, "row 1", 1, at), ++lsn, at)));
       }
-      awaitBatch(tables, failure);
-      figures.put("batch touching every table (" + tables + " changes)", batchTime(tables));
-      try (KafkaProducer<byte[], byte[]> producer = producer(broker)) {
-        DebeziumJsonTable table = source.get(0);
-        producer.send(new ProducerRecord<>(table.topic(), table.key(row(2, "", 0, at)), table.change("u",
-            row(2, "row 2", 0, at), row(2, "row 2", 1, at), ++lsn, at)));
-      }
-      awaitBatch(1, failure);
-      figures.put("batch touching one table (1 change)", batchTime(1));
-      long every = median(batches.get((long) tables));
-      long one = median(batches.get(1L));
-      figures.put("per-table overhead ((every - one) / (tables - 1))", String.format(Locale.ROOT, "%,d ms",
-          (every - one) / Math.max(1, tables - 1)));
+      send(broker, changes);
+      List<long[]> every = awaitRowsInBatches(before, tables, failure);
+      long everyMillis = every.stream().mapToLong(batch -> batch[1]).sum();
+      figures.put("one change in every table (" + tables + " changes): silver batches, total time",
+          every.size() + " (" + String.join(" + ", every.stream().map(batch -> batch[0] + " rows").toList()) + "), "
+              + String.format(Locale.ROOT, "%,d ms", everyMillis));
+      before = history.size();
+      DebeziumJsonTable first = source.get(0);
+      send(broker, List.of(new ProducerRecord<>(first.topic(), first.key(row(2, "", 0, at)), first.change("u",
+          row(2, "row 2", 0, at), row(2, "row 2", 1, at), ++lsn, at))));
+      long one = awaitRowsInBatches(before, 1, failure).get(0)[1];
+      figures.put("batch touching one table (1 change)", String.format(Locale.ROOT, "%,d ms", one));
+      figures.put("per table ((total - batches x one-table batch) / (tables - batches))", String.format(Locale.ROOT,
+          "%,d ms", (everyMillis - every.size() * one) / Math.max(1, tables - every.size())));
 
       // A table that appears while the pipeline runs.
       DebeziumJsonTable fresh = table("t_new");
       Topics.create(client, List.of(fresh.topic()), 1, Map.of());
       long sent = System.nanoTime();
-      try (KafkaProducer<byte[], byte[]> producer = producer(broker)) {
-        Map<String, Object> row = row(1, "new", 0, System.currentTimeMillis());
-        producer.send(new ProducerRecord<>(fresh.topic(), fresh.key(row), fresh.change("c", null, row, ++lsn,
-            System.currentTimeMillis()))).get();
-      }
+      Map<String, Object> freshRow = row(1, "new", 0, System.currentTimeMillis());
+      send(broker, List.of(new ProducerRecord<>(fresh.topic(), fresh.key(freshRow), fresh.change("c", null, freshRow,
+          ++lsn, System.currentTimeMillis()))));
       awaitRows(fresh, 1, failure, Duration.ofMinutes(10));
       figures.put("new table: first change in Kafka to silver table readable", seconds(System.nanoTime() - sent));
       figures.put("driver heap used after full GC: before / every table kept / end",
@@ -174,9 +187,10 @@ public final class DatabaseBenchmark {
     if (failure.get() != null) {
       throw new IllegalStateException("a job failed", failure.get());
     }
-    StringBuilder text = new StringBuilder(String.format(Locale.ROOT, "## %d tables (%d snapshot rows each)%n%n",
-        tables, rows));
+    StringBuilder text = new StringBuilder(String.format(Locale.ROOT, "## %d tables (%d snapshot rows each),"
+        + " merge-parallelism %d%n%n", tables, rows, parallelism));
     text.append("`bin/tributary bench-database --tables ").append(tables).append(" --rows ").append(rows)
+        .append(" --merge-parallelism ").append(parallelism)
         .append("`, ").append(Instant.now()).append(", ").append(Runtime.getRuntime().availableProcessors())
         .append(" cores, Java ").append(System.getProperty("java.version")).append(", local[*], heap max ")
         .append(mib(Runtime.getRuntime().maxMemory())).append("; Spark settings: ").append(workspace.sparkSettings())
@@ -201,9 +215,22 @@ public final class DatabaseBenchmark {
     return row;
   }
 
-  private static KafkaProducer<byte[], byte[]> producer(LocalKafkaBroker broker) {
-    return new KafkaProducer<>(Map.of("bootstrap.servers", broker.bootstrapServers(), "linger.ms", 20),
-        new ByteArraySerializer(), new ByteArraySerializer());
+  /**
+   * Sends and waits for every acknowledgement: right after topics are created a send can fail (a partition without
+   * a leader yet), and a record the benchmark believes sent but Kafka never took would stall the run.
+   */
+  private static void send(LocalKafkaBroker broker, List<ProducerRecord<byte[], byte[]>> records) throws Exception {
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of("bootstrap.servers",
+        broker.bootstrapServers(), "linger.ms", 20, "acks", "all", "enable.idempotence", true,
+        "delivery.timeout.ms", 300_000), new ByteArraySerializer(), new ByteArraySerializer())) {
+      List<java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata>> sent = new ArrayList<>();
+      for (ProducerRecord<byte[], byte[]> record : records) {
+        sent.add(producer.send(record));
+      }
+      for (java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata> ack : sent) {
+        ack.get();
+      }
+    }
   }
 
   private interface Job {
@@ -220,7 +247,7 @@ public final class DatabaseBenchmark {
 
   private void awaitRows(DebeziumJsonTable table, long expected, AtomicReference<Throwable> failure, Duration limit)
       throws InterruptedException {
-    String name = "lake.silver.db_" + table.name();
+    String name = workspace.config().catalog().name() + ".silver.db_" + table.name();
     long deadline = System.nanoTime() + limit.toNanos();
     while (System.nanoTime() < deadline) {
       if (failure.get() != null) {
@@ -234,14 +261,20 @@ public final class DatabaseBenchmark {
     throw new IllegalStateException(name + " did not get " + expected + " rows within " + limit);
   }
 
-  private void awaitBatch(long inputRows, AtomicReference<Throwable> failure) throws InterruptedException {
+  /** The silver batches after the first {@code from} until they hold {@code inputRows} rows in all. */
+  private List<long[]> awaitRowsInBatches(int from, long inputRows, AtomicReference<Throwable> failure)
+      throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofMinutes(30).toNanos();
-    while (!batches.containsKey(inputRows)) {
+    while (true) {
+      List<long[]> since = history.subList(from, history.size());
+      if (since.stream().mapToLong(batch -> batch[0]).sum() >= inputRows) {
+        return List.copyOf(since);
+      }
       if (failure.get() != null) {
         throw new IllegalStateException("a job failed", failure.get());
       }
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("no silver batch of " + inputRows + " rows; batches: " + batches);
+        throw new IllegalStateException("silver did not get " + inputRows + " rows; batches: " + batches);
       }
       Thread.sleep(200);
     }

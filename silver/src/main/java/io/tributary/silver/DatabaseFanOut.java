@@ -8,6 +8,7 @@ import io.tributary.common.config.TableName;
 import io.tributary.common.lakehouse.DatabaseTables;
 import io.tributary.common.lakehouse.LocalCheckpoints;
 import io.tributary.common.lakehouse.SilverCheckpoints;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -78,22 +79,91 @@ final class DatabaseFanOut implements MicroBatchTarget {
     try {
       List<String> present = rows.select("topic").distinct().as(Encoders.STRING()).collectAsList().stream()
           .sorted().toList();
-      int applied = 0;
+      List<Runnable> merges = new ArrayList<>();
       for (String topic : present) {
         Dataset<Row> ofTopic = rows.where(functions.col("topic").equalTo(topic));
         Optional<TopicTable> table = tableOf(topic, ofTopic, streamId, batchId);
-        if (table.isPresent()) {
-          awaitSwitch(catalog + "." + table.get().entity().table());
-          table.get().merge().apply(ofTopic, tableStream(streamId, table.get().entity().table()), batchId);
-          applied++;
-        }
+        table.ifPresent(kept -> merges.add(() -> merge(kept, ofTopic, streamId, batchId)));
       }
-      LOG.info("{} batch {}: {} topics, {} tables merged in {} ms", name, batchId, present.size(), applied,
+      int applied = merges.size();
+      runAll(merges);      LOG.info("{} batch {}: {} topics, {} tables merged in {} ms", name, batchId, present.size(), applied,
           (System.nanoTime() - started) / 1_000_000);
     } finally {
       LocalCheckpoints.release(rows);
     }
   }
+
+  /** One table's share of the batch, in a session of its own when tables are merged side by side. */
+  private void merge(TopicTable table, Dataset<Row> rows, String streamId, long batchId) {
+    SparkSession session = sessions.poll();
+    if (session == null) {
+      session = ownSession(rows.sparkSession());
+    }
+    try {
+      awaitSwitch(catalog + "." + table.entity().table());
+      // The rows again, in this session: a merge sets session settings for its statement (BucketAlignedJoin).
+      Dataset<Row> own = session.createDataFrame(rows.javaRDD(), rows.schema());
+      table.merge().apply(own, tableStream(streamId, table.entity().table()), batchId);
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException(e.getMessage(), e);
+    } finally {
+      sessions.offer(session);
+    }
+  }
+
+  /**
+   * Runs the batch's merges, {@code merge-parallelism} at a time: a table's merge is mostly the driver waiting on
+   * small jobs and commits, so tables side by side use the cores better. Every merge runs to its end; the first
+   * failure is then thrown (the batch fails and is replayed; tables that committed it skip it then).
+   */
+  private void runAll(List<Runnable> merges) throws Exception {
+    int parallelism = Math.min(database.mergeParallelism(), merges.size());
+    if (parallelism <= 1) {
+      merges.forEach(Runnable::run);
+      return;
+    }
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(parallelism,
+        runnable -> {
+          Thread thread = new Thread(runnable, name + "-merge");
+          thread.setDaemon(true);
+          return thread;
+        });
+    try {
+      List<java.util.concurrent.Future<?>> running = merges.stream().<java.util.concurrent.Future<?>>map(pool::submit)
+          .toList();
+      Exception first = null;
+      for (java.util.concurrent.Future<?> merge : running) {
+        try {
+          merge.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+          if (first == null) {
+            first = e.getCause() instanceof Exception cause ? cause : e;
+          }
+        }
+      }
+      if (first != null) {
+        throw first;
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /** A session of the same context with the stream's settings, whose own settings no other merge sees. */
+  private static SparkSession ownSession(SparkSession stream) {
+    SparkSession session = stream.newSession();
+    scala.jdk.javaapi.CollectionConverters.asJava(stream.conf().getAll()).forEach((key, value) -> {
+      if (session.conf().isModifiable(key)) {
+        session.conf().set(key, value);
+      }
+    });
+    return session;
+  }
+
+  /** Sessions of earlier merges, reused. */
+  private final java.util.Queue<SparkSession> sessions = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
   @Override
   public boolean committed(SparkSession session, String streamId, long batchId) {

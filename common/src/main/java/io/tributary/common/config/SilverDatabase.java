@@ -26,8 +26,11 @@ import java.util.stream.Stream;
  */
 public final class SilverDatabase {
   /** What a database block may set beyond an entity's settings. */
-  static final Set<String> KEYS = Stream.concat(SilverEntity.KEYS.stream(), Stream.of("topics", "exclude", "tables"))
-      .collect(Collectors.toUnmodifiableSet());
+  static final Set<String> KEYS = Stream.concat(SilverEntity.KEYS.stream(), Stream.of("topics", "exclude", "tables",
+      "merge-parallelism")).collect(Collectors.toUnmodifiableSet());
+
+  /** Tables of one batch merged side by side unless the block says otherwise (measured: docs/BENCHMARKS.md). */
+  static final int DEFAULT_MERGE_PARALLELISM = 4;
 
   private static final Set<Object> DEBEZIUM = Set.of("debezium-json", "debezium-avro");
 
@@ -47,10 +50,12 @@ public final class SilverDatabase {
   private final Map<String, Config> tables;
   /** The first table's settings, read when the config was: the database's decoder and stream settings. */
   private final SilverEntity sample;
+  private final int mergeParallelism;
 
   private SilverDatabase(String name, String path, TableName source, Optional<Pattern> topics,
       TableTemplate template, List<Pattern> exclude, Config settings, Config defaults, String defaultsPath,
-      Map<String, Config> tables, SilverEntity sample) {
+      Map<String, Config> tables, SilverEntity sample, int mergeParallelism) {
+    this.mergeParallelism = mergeParallelism;
     this.name = name;
     this.path = path;
     this.source = source;
@@ -83,6 +88,8 @@ public final class SilverDatabase {
     for (String regex : excluded == null ? List.<String>of() : excluded) {
       exclude.add(pattern(reader, "exclude", regex));
     }
+    int mergeParallelism = reader.has("merge-parallelism") ? (int) Math.min(64, reader.positiveLong(
+        "merge-parallelism")) : DEFAULT_MERGE_PARALLELISM;
     if (reader.has("schema")) {
       reader.problem("schema", "is per table: set it under tables { \"schema.table\" { schema = ... } }");
     }
@@ -116,14 +123,14 @@ public final class SilverDatabase {
       return null;
     }
     SilverDatabase database = new SilverDatabase(name, reader.prefix(), source, topics, template.get(),
-        List.copyOf(exclude), settings, defaults, defaultsPath, Map.copyOf(tables), null);
+        List.copyOf(exclude), settings, defaults, defaultsPath, Map.copyOf(tables), null, 1);
     SilverEntity sample = database.read(new SourceTable("schema", "table"),
         template.get().tableFor(new SourceTable("schema", "table")), reader.problems());
     if (sample == null) {
       return null;
     }
     SilverDatabase checked = new SilverDatabase(name, reader.prefix(), source, topics, template.get(),
-        List.copyOf(exclude), settings, defaults, defaultsPath, Map.copyOf(tables), sample);
+        List.copyOf(exclude), settings, defaults, defaultsPath, Map.copyOf(tables), sample, mergeParallelism);
     for (String table : tables.keySet()) {
       SourceTable sourceTable = SourceTable.of(table);
       SilverEntity entity = checked.read(sourceTable, template.get().tableFor(sourceTable), reader.problems());
@@ -218,6 +225,11 @@ public final class SilverDatabase {
 
   public long maxRowsPerTrigger() {
     return sample.maxRowsPerTrigger();
+  }
+
+  /** How many tables of one batch are merged side by side. */
+  public int mergeParallelism() {
+    return mergeParallelism;
   }
 
   public SilverEntity.Decoder decoder() {
