@@ -149,7 +149,7 @@ class TributaryTest {
         "'reingest': --from-time must be a time such as 2026-11-30T12:00:00Z or 2026-11-30 12:00:00 (UTC); got"
             + " 'yesterday'",
         "'reingest': --from-time must be before --to-time",
-        "'reingest': no bronze source named 'payments' (sources: customers, orders)",
+        "'reingest': no bronze source named 'payments' (sources: customers, inventory, orders)",
         "'rebuild': --table must be NAMESPACE.TABLE; got 'orders'",
         "'rebuild': bronze.orders is a bronze table, the raw record of Kafka; load missing records with"
             + " 'reingest', and rebuild the silver tables built from it",

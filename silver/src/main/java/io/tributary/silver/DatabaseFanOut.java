@@ -86,14 +86,15 @@ final class DatabaseFanOut implements MicroBatchTarget {
         table.ifPresent(kept -> merges.add(() -> merge(kept, ofTopic, streamId, batchId)));
       }
       int applied = merges.size();
-      runAll(merges);      LOG.info("{} batch {}: {} topics, {} tables merged in {} ms", name, batchId, present.size(), applied,
+      runAll(merges);
+      LOG.info("{} batch {}: {} topics, {} tables merged in {} ms", name, batchId, present.size(), applied,
           (System.nanoTime() - started) / 1_000_000);
     } finally {
       LocalCheckpoints.release(rows);
     }
   }
 
-  /** One table's share of the batch, in a session of its own when tables are merged side by side. */
+  /** One table's share of the batch, in a session of its own (merges side by side must not share settings). */
   private void merge(TopicTable table, Dataset<Row> rows, String streamId, long batchId) {
     SparkSession session = sessions.poll();
     if (session == null) {

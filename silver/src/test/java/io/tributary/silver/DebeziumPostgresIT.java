@@ -102,6 +102,7 @@ class DebeziumPostgresIT {
           silver.start();
           awaitMarker(spark, lake, "snapshot", silverFailure, worker);
 
+          Map<String, Map<String, Object>> dropped = droppedTableRows(db);
           change(db);
           awaitMarker(spark, lake, "changed", silverFailure, worker);
           // Topics are independent partitions: the marker may land before another table's last change does.
@@ -110,9 +111,13 @@ class DebeziumPostgresIT {
               .untilAsserted(() -> {
             assertThat(silverFailure.get()).as("silver failed").isNull();
             for (String table : tables()) {
-              assertThat(silverRows(spark, lake + ".silver." + table.replace('.', '_'), db, table)).as(table)
-                  .isEqualTo(sourceRows(db, table));
+              if (!table.equals(DROPPED)) {
+                assertThat(silverRows(spark, lake + ".silver." + table.replace('.', '_'), db, table)).as(table)
+                    .isEqualTo(sourceRows(db, table));
+              }
             }
+            assertThat(silverRows(spark, lake + ".silver.public_t16", COLUMNS_OF_DROPPED, List.of("id")))
+                .as("a table dropped at the source").isEqualTo(dropped);
           });
         } finally {
           if (bronze != null) {
@@ -128,6 +133,17 @@ class DebeziumPostgresIT {
         assertThat(spark.table(lake + ".silver.quarantine").count()).isZero();
       }
     }
+  }
+
+  /** A table dropped at the source while the pipeline runs. */
+  private static final String DROPPED = "public.t16";
+  private static final List<String> COLUMNS_OF_DROPPED = List.of("amount", "day", "id", "name", "updated");
+
+  /** The dropped table's rows as they will be just before the drop (its last change applied). */
+  private static Map<String, Map<String, Object>> droppedTableRows(Connection db) throws SQLException {
+    Map<String, Map<String, Object>> rows = sourceRows(db, DROPPED);
+    rows.get("[1]").put("name", "last change before the drop");
+    return rows;
   }
 
   /** The captured tables that have a key, each of which silver keeps. */
@@ -211,6 +227,13 @@ class DebeziumPostgresIT {
       sql.execute("INSERT INTO public.t8 VALUES (1000, 'inserted then deleted', 0, NULL, NULL)");
       sql.execute("DELETE FROM public.t8 WHERE id = 1000");
       sql.execute("INSERT INTO public.no_key VALUES ('still no key')");
+      // The key widens to (id, name): silver goes on by the key it recorded, id, which still tells rows apart.
+      sql.execute("ALTER TABLE sales.t6 DROP CONSTRAINT t6_pkey, ADD PRIMARY KEY (id, name)");
+      sql.execute("UPDATE sales.t6 SET amount = amount * 2 WHERE id <= 3");
+      sql.execute("INSERT INTO sales.t6 VALUES (50, 'after the new key', 5.00, now(), current_date)");
+      // Dropped at the source: Debezium sends nothing for a DROP, so silver keeps the table as it was.
+      sql.execute("UPDATE public.t16 SET name = 'last change before the drop' WHERE id = 1");
+      sql.execute("DROP TABLE public.t16");
       sql.execute("INSERT INTO public.marker VALUES (2, 'changed')");
     }
   }
@@ -278,7 +301,11 @@ class DebeziumPostgresIT {
         columns.add(result.getMetaData().getColumnName(i));
       }
     }
-    List<String> key = keyColumns(db, table);
+    return silverRows(spark, silverTable, columns, keyColumns(db, table));
+  }
+
+  private static Map<String, Map<String, Object>> silverRows(SparkSession spark, String silverTable,
+      List<String> columns, List<String> key) {
     Map<String, Map<String, Object>> rows = new TreeMap<>();
     for (Row row : spark.sql("SELECT " + String.join(", ", columns.stream().map(c -> "`" + c + "`").toList())
         + " FROM " + silverTable + " WHERE NOT _is_deleted").collectAsList()) {
