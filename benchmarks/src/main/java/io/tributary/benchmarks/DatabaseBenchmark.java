@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -44,8 +43,6 @@ public final class DatabaseBenchmark {
   private final int tables;
   private final int rows;
   private final int parallelism;
-  /** Silver micro-batch durations by input rows, from the query's progress. */
-  private final Map<Long, List<Long>> batches = new ConcurrentHashMap<>();
   /** Every non-empty silver micro-batch in order: input rows and duration. */
   private final List<long[]> history = new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -113,8 +110,6 @@ public final class DatabaseBenchmark {
       @Override
       public void onQueryProgress(QueryProgressEvent event) {
         if ("silver-database-db".equals(event.progress().name()) && event.progress().numInputRows() > 0) {
-          batches.computeIfAbsent(event.progress().numInputRows(), n -> new java.util.concurrent.CopyOnWriteArrayList<>())
-              .add(event.progress().batchDuration());
           history.add(new long[] {event.progress().numInputRows(), event.progress().batchDuration()});
         }
       }
@@ -197,7 +192,7 @@ public final class DatabaseBenchmark {
         .append("; bronze and silver triggers 1 s, one bronze source (pattern) and one silver database block.\n\n");
     text.append("| measure | value |\n|---|---:|\n");
     figures.forEach((name, value) -> text.append("| ").append(name).append(" | ").append(value).append(" |\n"));
-    text.append("\nSilver batches (input rows: durations ms): ").append(new java.util.TreeMap<>(batches)).append('\n');
+    text.append("\nSilver batches (input rows: durations ms): ").append(batchesByRows()).append('\n');
     return text.toString();
   }
 
@@ -274,16 +269,23 @@ public final class DatabaseBenchmark {
         throw new IllegalStateException("a job failed", failure.get());
       }
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("silver did not get " + inputRows + " rows; batches: " + batches);
+        throw new IllegalStateException("silver did not get " + inputRows + " rows; batches: " + batchesByRows());
       }
       Thread.sleep(200);
     }
   }
 
   private String batchTime(long inputRows) {
-    List<Long> durations = batches.get(inputRows);
-    return durations == null ? "(not one batch: " + batches.keySet() + " rows)"
+    List<Long> durations = history.stream().filter(batch -> batch[0] == inputRows).map(batch -> batch[1]).toList();
+    return durations.isEmpty() ? "(not one batch: " + batchesByRows() + ")"
         : String.format(Locale.ROOT, "%,d ms", median(durations));
+  }
+
+  /** The silver batches so far, input rows to durations (ms). */
+  private Map<Long, List<Long>> batchesByRows() {
+    Map<Long, List<Long>> byRows = new java.util.TreeMap<>();
+    history.forEach(batch -> byRows.computeIfAbsent(batch[0], n -> new ArrayList<>()).add(batch[1]));
+    return byRows;
   }
 
   private static long median(List<Long> values) {

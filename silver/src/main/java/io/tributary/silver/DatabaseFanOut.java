@@ -7,7 +7,6 @@ import io.tributary.common.config.SilverEntity;
 import io.tributary.common.config.TableName;
 import io.tributary.common.lakehouse.DatabaseTables;
 import io.tributary.common.lakehouse.LocalCheckpoints;
-import io.tributary.common.lakehouse.SilverCheckpoints;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -101,7 +100,9 @@ final class DatabaseFanOut implements MicroBatchTarget {
       session = ownSession(rows.sparkSession());
     }
     try {
-      awaitSwitch(catalog + "." + table.entity().table());
+      // A rebuild switching the table records this stream's batch in it: wait for it, then go on from there.
+      String silver = catalog + "." + table.entity().table();
+      SwitchMark.awaitCleared(load(silver), name, silver, java.time.Duration.ofSeconds(1));
       // The rows again, in this session: a merge sets session settings for its statement (BucketAlignedJoin).
       Dataset<Row> own = session.createDataFrame(rows.javaRDD(), rows.schema());
       table.merge().apply(own, tableStream(streamId, table.entity().table()), batchId);
@@ -231,29 +232,6 @@ final class DatabaseFanOut implements MicroBatchTarget {
     topics.put(topic, made);
     return made;
   }
-
-  /** Waits while a rebuild of the table switches it (the rebuild then records this stream's batch in it). */
-  private void awaitSwitch(String table) {
-    Table silver = load(table);
-    long deadline = System.nanoTime() + SWITCH_WAIT.toNanos();
-    while (silver.properties().containsKey(SilverCheckpoints.SWITCHING)) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException(name + ": " + table + " is marked as being switched by a rebuild ("
-            + silver.properties().get(SilverCheckpoints.SWITCHING) + ") for more than " + SWITCH_WAIT.toMinutes()
-            + " minutes; if that command failed, run it again");
-      }
-      LOG.info("{}: waiting for the switch of {} to finish", name, table);
-      try {
-        Thread.sleep(1000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException(name + ": interrupted while waiting for a switch", e);
-      }
-      silver.refresh();
-    }
-  }
-
-  private static final java.time.Duration SWITCH_WAIT = java.time.Duration.ofMinutes(10);
 
   /**
    * Records in the table which database and topic it is made from, the first time; refuses a table made from another

@@ -82,7 +82,8 @@ final class EntityStream implements StreamSupervisor.Supervised {
 
   @Override
   public StreamingQuery start() {
-    Table silverTable = awaitSwitch(load(silver));
+    // Not between a rebuild's or rollback's two commits (table, then quarantine rows).
+    Table silverTable = SwitchMark.awaitCleared(load(silver), name(), silver, java.time.Duration.ofSeconds(2));
     String fingerprint = SilverCheckpoints.fingerprint(entity);
     String recorded = silverTable.properties().get(SilverCheckpoints.CONFIG);
     if (!started) {
@@ -143,29 +144,6 @@ final class EntityStream implements StreamSupervisor.Supervised {
       throw new IllegalStateException(name() + " did not start in time", e);
     }
   }
-
-  /** The table once no rebuild or rollback is between its two commits (table, then quarantine rows). */
-  private Table awaitSwitch(Table table) {
-    long deadline = System.nanoTime() + SWITCH_WAIT.toNanos();
-    while (table.properties().containsKey(SilverCheckpoints.SWITCHING)) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException(name() + ": " + silver + " is marked as being switched by a rebuild or"
-            + " rollback (" + table.properties().get(SilverCheckpoints.SWITCHING) + ") for more than "
-            + SWITCH_WAIT.toMinutes() + " minutes; if that command failed, run it again");
-      }
-      LOG.info("{}: waiting for the switch of {} to finish", name(), silver);
-      try {
-        Thread.sleep(2000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException(name() + ": interrupted while waiting for a switch", e);
-      }
-      table.refresh();
-    }
-    return table;
-  }
-
-  private static final java.time.Duration SWITCH_WAIT = java.time.Duration.ofMinutes(10);
 
   private Table load(String table) {
     try {
