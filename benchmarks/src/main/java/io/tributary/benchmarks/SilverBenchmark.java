@@ -3,7 +3,7 @@ package io.tributary.benchmarks;
 import io.tributary.bronze.BronzeIngestJob;
 import io.tributary.common.cli.Arguments;
 import io.tributary.common.config.TributaryConfig;
-import io.tributary.silver.ConfluentRegistryStandIn;
+import io.tributary.silver.SchemaRegistryStandIn;
 import io.tributary.silver.SilverMergeJob;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
@@ -77,7 +77,7 @@ public final class SilverBenchmark {
     List<Encoding> encodings = encodings(options.value("encodings").orElse("json"));
     // Confluent's registry is not served here: the tests' stand-in answers the Confluent REST API on 127.0.0.1.
     // The decoder fetches each schema id once and caches it, so the registry is off the measured path.
-    try (ConfluentRegistryStandIn registry = new ConfluentRegistryStandIn();
+    try (SchemaRegistryStandIn registry = new SchemaRegistryStandIn();
         BenchmarkWorkspace workspace = BenchmarkWorkspace.open("silver",
             "bronze.sources.cdc { topic = \"bench.customers\", table = \"bronze.cdc\" }\n"
                 + "bronze.sources.cdc_avro { topic = \"bench.customers_avro\", table = \"bronze.cdc_avro\" }\n"

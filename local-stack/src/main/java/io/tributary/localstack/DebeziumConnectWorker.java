@@ -20,7 +20,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A Kafka Connect worker (standalone mode) running one Debezium connector, in a JVM of its own whose classpath comes
+ * A Kafka Connect worker (standalone mode) running Debezium connectors, in a JVM of its own whose classpath comes
  * from the {@code tributary-debezium-connect-runtime} module: Kafka Connect 4.3.0 and Debezium 3.6.1.Final, never
  * mixed with Spark's or the broker's. Offsets are kept in a file under the worker's folder, so a worker started again
  * on the same folder goes on where it stopped. Topics are created by Connect itself (the local broker does not
@@ -33,23 +33,24 @@ public final class DebeziumConnectWorker implements AutoCloseable {
   private final Path home;
   private final Process process;
   private final int restPort;
-  private final String connector;
+  private final List<String> connectors;
 
-  private DebeziumConnectWorker(Path home, Process process, int restPort, String connector) {
+  private DebeziumConnectWorker(Path home, Process process, int restPort, List<String> connectors) {
     this.home = home;
     this.process = process;
     this.restPort = restPort;
-    this.connector = connector;
+    this.connectors = connectors;
   }
 
   /**
-   * Starts a worker writing to {@code bootstrapServers} with the connector's settings ({@code name} and
-   * {@code connector.class} among them) and returns once its task runs.
+   * Starts a worker writing to {@code bootstrapServers} with each connector's settings ({@code name} and
+   * {@code connector.class} among them; a connector may set its own {@code key.converter} and
+   * {@code value.converter}) and returns once every connector's task runs.
    *
    * @param worker worker settings beyond the defaults (converters: Kafka Connect's JSON converter with schemas)
    */
   public static DebeziumConnectWorker start(Path home, String bootstrapServers, Map<String, String> worker,
-      Map<String, String> connector) {
+      List<Map<String, String>> connectors) {
     try {
       Files.createDirectories(home);
       int restPort;
@@ -69,20 +70,25 @@ public final class DebeziumConnectWorker implements AutoCloseable {
       settings.put("plugin.discovery", "only_scan");
       settings.putAll(worker);
       Path workerFile = write(home.resolve("worker.properties"), settings);
-      Map<String, String> connectorSettings = new LinkedHashMap<>();
-      connectorSettings.put("topic.creation.default.replication.factor", "1");
-      connectorSettings.put("topic.creation.default.partitions", "1");
-      connectorSettings.putAll(connector);
-      Path connectorFile = write(home.resolve("connector.properties"), connectorSettings);
+      List<String> connectorFiles = new ArrayList<>();
+      for (Map<String, String> connector : connectors) {
+        Map<String, String> connectorSettings = new LinkedHashMap<>();
+        connectorSettings.put("topic.creation.default.replication.factor", "1");
+        connectorSettings.put("topic.creation.default.partitions", "1");
+        connectorSettings.putAll(connector);
+        connectorFiles.add(write(home.resolve(connector.get("name") + ".properties"), connectorSettings).toString());
+      }
       Path log4j = LocalKafkaBroker.writeQuietLogConfig(home);
       List<String> command = new ArrayList<>();
       command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
       command.addAll(List.of("-Xms256m", "-Xmx1g", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
           "-Dlog4j2.configurationFile=" + log4j.toUri(), "-cp", classpath(),
-          "org.apache.kafka.connect.cli.ConnectStandalone", workerFile.toString(), connectorFile.toString()));
+          "org.apache.kafka.connect.cli.ConnectStandalone", workerFile.toString()));
+      command.addAll(connectorFiles);
       Process process = new ProcessBuilder(command).redirectErrorStream(true)
           .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("connect.log").toFile())).start();
-      DebeziumConnectWorker started = new DebeziumConnectWorker(home, process, restPort, connector.get("name"));
+      DebeziumConnectWorker started = new DebeziumConnectWorker(home, process, restPort,
+          connectors.stream().map(connector -> connector.get("name")).toList());
       started.awaitRunning();
       return started;
     } catch (IOException e) {
@@ -90,8 +96,12 @@ public final class DebeziumConnectWorker implements AutoCloseable {
     }
   }
 
-  /** The connector's status as Connect's REST API reports it (JSON). */
+  /** Each connector's status as Connect's REST API reports it (JSON), one per line. */
   public String status() {
+    return String.join("\n", connectors.stream().map(this::status).toList());
+  }
+
+  private String status(String connector) {
     try {
       HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
           "http://127.0.0.1:" + restPort + "/connectors/" + connector + "/status")).timeout(Duration.ofSeconds(10))
@@ -115,10 +125,10 @@ public final class DebeziumConnectWorker implements AutoCloseable {
       String status = status();
       if (status.contains("\"FAILED\"")) {
         close();
-        throw new IllegalStateException("The connector failed: " + status + "\n" + logTail());
+        throw new IllegalStateException("A connector failed: " + status + "\n" + logTail());
       }
-      // The connector and its one task.
-      if (status.split("\"state\":\"RUNNING\"", -1).length - 1 >= 2) {
+      // Each connector and its one task.
+      if (status.split("\"state\":\"RUNNING\"", -1).length - 1 >= 2 * connectors.size()) {
         return;
       }
       try {
@@ -129,7 +139,7 @@ public final class DebeziumConnectWorker implements AutoCloseable {
       }
     }
     close();
-    throw new IllegalStateException("The connector did not run within " + START_TIMEOUT.toSeconds() + " s: "
+    throw new IllegalStateException("The connectors did not run within " + START_TIMEOUT.toSeconds() + " s: "
         + status() + "\n" + logTail());
   }
 

@@ -69,7 +69,7 @@ final class AvroFrames {
         problem = Optional.of("unknown schema id " + id + " (the registry has no schema of that id)");
       } else {
         try {
-          schema = new Schema.Parser().parse(text.get());
+          schema = AvroJson.parseWriterSchema(text.get());
           problem = unusable.apply(schema).map(why -> "schema id " + id + " " + why);
         } catch (SchemaParseException e) {
           problem = Optional.of("schema id " + id + " is not a valid Avro schema: " + e.getMessage());

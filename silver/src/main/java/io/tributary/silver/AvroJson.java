@@ -51,13 +51,24 @@ final class AvroJson {
     }
   }
 
+  /**
+   * A writer schema from the registry. Names are not checked against Avro's rules: the binary encoding does not
+   * depend on them, and real writers register names those rules refuse (Debezium names a record after its topic,
+   * {@code app-1.public.items.Value}, unless {@code schema.name.adjustment.mode = avro}).
+   *
+   * @throws org.apache.avro.SchemaParseException when the text is not an Avro schema
+   */
+  static Schema parseWriterSchema(String text) {
+    return new Schema.Parser(org.apache.avro.NameValidator.NO_VALIDATION).parse(text);
+  }
+
   /** The record after the wire format's header, as JSON; null when the bytes are not one record of the schema. */
   static String json(byte[] value, String schema) {
     if (value == null || schema == null || value.length < HEADER) {
       return null;
     }
     GenericDatumReader<Object> reader = READERS.computeIfAbsent(schema,
-        text -> new GenericDatumReader<>(new Schema.Parser().parse(text)));
+        text -> new GenericDatumReader<>(parseWriterSchema(text)));
     try {
       BinaryDecoder decoder = DecoderFactory.get().binaryDecoder(value, HEADER, value.length - HEADER, null);
       Object record = reader.read(null, decoder);

@@ -16,6 +16,7 @@ import org.apache.spark.sql.functions;
  * columns from the stream, each record's writer schema id is its {@code schema_version}.
  */
 final class DebeziumAvroDecoder implements ChangeDecoder {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(DebeziumAvroDecoder.class);
   private final DebeziumJsonDecoder envelopes;
   private final AvroFrames frames;
   private final SchemaSource columns;
@@ -52,9 +53,17 @@ final class DebeziumAvroDecoder implements ChangeDecoder {
     for (Row version : envelopes.where("schema_version IS NOT NULL").select("schema_version").distinct()
         .collectAsList()) {
       long id = version.getLong(0);
-      writerSchema(id).filter(schema -> notAnEnvelope(schema).isEmpty())
-          .flatMap(schema -> StreamColumns.ofEnvelope(ConnectType.ofAvro(schema)))
-          .ifPresent(found -> versions.put(id, found));
+      Optional<Schema> schema = writerSchema(id);
+      Optional<String> problem = schema.isEmpty() ? Optional.of("is unknown to the registry or not valid Avro")
+          : notAnEnvelope(schema.get());
+      Optional<StreamColumns> found = problem.isPresent() ? Optional.empty()
+          : StreamColumns.ofEnvelope(ConnectType.ofAvro(schema.get()));
+      if (found.isPresent()) {
+        versions.put(id, found.get());
+      } else {
+        LOG.warn("Writer schema id {} states no columns: {}", id,
+            problem.orElse("its envelope has no after or before record"));
+      }
     }
     return versions;
   }
@@ -70,7 +79,7 @@ final class DebeziumAvroDecoder implements ChangeDecoder {
   private Optional<Schema> writerSchema(long id) {
     Optional<String> text = id > Integer.MAX_VALUE ? Optional.empty() : registry.schema((int) id);
     try {
-      return text.map(schema -> new Schema.Parser().parse(schema));
+      return text.map(AvroJson::parseWriterSchema);
     } catch (org.apache.avro.SchemaParseException e) {
       return Optional.empty();
     }

@@ -155,8 +155,9 @@ public final class StreamShape {
     Map<Long, StreamColumns> versions = decoder.streamColumns(envelopes);
     if (versions.isEmpty()) {
       throw new Unknown(Unknown.Reason.NO_SCHEMA, prefix(entity) + "schema: is missing, and " + where + " carry no"
-          + " schema to take the columns from (JSON written with the converter's schemas.enable = false, or records"
-          + " that are not Debezium change events); give the entity a schema");
+          + " schema to take the columns from (JSON written with the converter's schemas.enable = false, Avro whose"
+          + " schema ids the registry does not know, or records that are not Debezium change events); give the"
+          + " entity a schema");
     }
     List<Row> newestVersion = envelopes.where("schema_version IS NOT NULL").orderBy(
         org.apache.spark.sql.functions.col("kafka_timestamp").desc(), org.apache.spark.sql.functions.col("offset")

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Avro with a schema registry. Debezium change events in Avro (the stand-in, {@link ConfluentRegistryStandIn}), from Kafka
+ * Avro with a schema registry. Debezium change events in Avro (the stand-in, {@link SchemaRegistryStandIn}), from Kafka
  * through bronze into silver: two schema versions in one batch, out-of-order changes and a delete, decimals, dates
  * and timestamps from Debezium's semantic types; an unknown schema id, bytes that are not their schema's and a value
  * that is not in the wire format go to quarantine with the reason; a registry that is down is waited for and then
@@ -39,7 +39,7 @@ class AvroDecodersIT {
   @Test
   void avroChangesOfTwoSchemaVersionsMergeAndBadOnesAreQuarantinedWithTheirReason(SparkSession spark,
       LocalKafkaBroker broker, @TempDir Path dir) throws Exception {
-    try (ConfluentRegistryStandIn registry = new ConfluentRegistryStandIn()) {
+    try (SchemaRegistryStandIn registry = new SchemaRegistryStandIn()) {
       DebeziumAvroEvents v1 = new DebeziumAvroEvents(1, registry);
       DebeziumAvroEvents v2 = new DebeziumAvroEvents(2, registry);
       Struct ann = v1.customer(1, "Ann", "12.50", 19000, 1764504000000000L, null);
@@ -82,7 +82,7 @@ class AvroDecodersIT {
   @Test
   void aRegistryThatIsDownIsWaitedForAndOneThatRefusesTheCredentialsFailsTheRun(SparkSession spark,
       LocalKafkaBroker broker, @TempDir Path dir) throws Exception {
-    try (ConfluentRegistryStandIn registry = new ConfluentRegistryStandIn("tributary", "s3cret-pw")) {
+    try (SchemaRegistryStandIn registry = new SchemaRegistryStandIn("tributary", "s3cret-pw")) {
       DebeziumAvroEvents v1 = new DebeziumAvroEvents(1, registry);
       BronzeFixture fixture = new BronzeFixture(broker, dir);
       send(fixture, List.of(v1.change("c", null, v1.customer(1, "Ann", "1.00", null, null, null), 100),
@@ -135,7 +135,7 @@ class AvroDecodersIT {
     javax.net.ssl.SSLContext tls = javax.net.ssl.SSLContext.getInstance("TLS");
     tls.init(keyManagers.getKeyManagers(), null, null);
 
-    try (ConfluentRegistryStandIn registry = new ConfluentRegistryStandIn(tls)) {
+    try (SchemaRegistryStandIn registry = new SchemaRegistryStandIn(tls)) {
       DebeziumAvroEvents v1 = new DebeziumAvroEvents(1, registry);
       BronzeFixture fixture = new BronzeFixture(broker, dir);
       send(fixture, List.of(v1.change("c", null, v1.customer(1, "Ann", "1.00", null, null, null), 100)));
@@ -168,7 +168,7 @@ class AvroDecodersIT {
   @Test
   void applicationAvroRecordsAreVersionsOfTheEntityInSequenceOrder(SparkSession spark, LocalKafkaBroker broker,
       @TempDir Path dir) throws Exception {
-    try (ConfluentRegistryStandIn registry = new ConfluentRegistryStandIn()) {
+    try (SchemaRegistryStandIn registry = new SchemaRegistryStandIn()) {
       org.apache.avro.Schema order = org.apache.avro.SchemaBuilder.record("Order").namespace("shop").fields()
           .requiredString("order_id").requiredString("status")
           .name("amount").type(org.apache.avro.LogicalTypes.decimal(10, 2)

@@ -39,7 +39,7 @@ final class DebeziumAvroEvents {
   private final AvroData avroData = new AvroData(100);
 
   /** The table's first version, or its second (with {@code email}), registered with the registry. */
-  DebeziumAvroEvents(int version, ConfluentRegistryStandIn registry) {
+  DebeziumAvroEvents(int version, SchemaRegistryStandIn registry) {
     SchemaBuilder columns = SchemaBuilder.struct().name("shop.public.customers.Value")
         .field("id", Schema.INT64_SCHEMA)
         .field("name", Schema.OPTIONAL_STRING_SCHEMA)

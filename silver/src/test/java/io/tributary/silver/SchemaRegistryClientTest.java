@@ -21,7 +21,7 @@ class SchemaRegistryClientTest {
 
   @Test
   void aKnownIdIsFetchedOnceAndAnUnknownOneIsAnAnswerNotAFailure() throws Exception {
-    try (ConfluentRegistryStandIn registry = new ConfluentRegistryStandIn()) {
+    try (SchemaRegistryStandIn registry = new SchemaRegistryStandIn()) {
       int id = registry.register(SCHEMA);
       SchemaRegistryClient client = client(registry.url() + "/", null, null);
       assertThat(client.schema(id)).contains(SCHEMA);
@@ -33,7 +33,7 @@ class SchemaRegistryClientTest {
 
   @Test
   void refusedCredentialsFailTheRunWithoutThePassword() throws Exception {
-    try (ConfluentRegistryStandIn registry = new ConfluentRegistryStandIn("svc", "right-pw")) {
+    try (SchemaRegistryStandIn registry = new SchemaRegistryStandIn("svc", "right-pw")) {
       int id = registry.register(SCHEMA);
       assertThat(client(registry.url(), "svc", "right-pw").schema(id)).contains(SCHEMA);
       assertThatThrownBy(() -> client(registry.url(), "svc", "wrong-pw-5").schema(id))
@@ -48,7 +48,7 @@ class SchemaRegistryClientTest {
 
   @Test
   void aRegistryThatDoesNotAnswerIsRetryable() throws Exception {
-    ConfluentRegistryStandIn registry = new ConfluentRegistryStandIn();
+    SchemaRegistryStandIn registry = new SchemaRegistryStandIn();
     String url = registry.url();
     registry.stop();
     assertThatThrownBy(() -> client(url, null, null).schema(1))

@@ -78,7 +78,7 @@ class StreamSchemasIT {
   @Test
   void avroChangeEventsGiveTheSameTable(SparkSession spark, LocalKafkaBroker broker, @TempDir Path dir)
       throws Exception {
-    try (ConfluentRegistryStandIn registry = new ConfluentRegistryStandIn()) {
+    try (SchemaRegistryStandIn registry = new SchemaRegistryStandIn()) {
       Map<Integer, Integer> valueIds = new LinkedHashMap<>();
       int[] keyId = {-1};
       columnsKeyAndValuesComeFromTheStream(spark, broker, dir, new Encoding() {
@@ -186,7 +186,8 @@ class StreamSchemasIT {
         .isInstanceOf(InvalidConfigException.class)
         .hasMessage("Invalid configuration: tributary.silver.entities.items.schema: is missing, and the newest change events in " + bronze
             + " carry no schema to take the columns from (JSON written with the converter's schemas.enable = false,"
-            + " or records that are not Debezium change events); give the entity a schema");
+            + " Avro whose schema ids the registry does not know, or records that are not Debezium change events);"
+            + " give the entity a schema");
     assertThat(spark.catalog().tableExists(config.catalog().name() + ".silver.items")).isFalse();
 
     // A hand-written schema wins: the same records apply with it.
@@ -228,7 +229,7 @@ class StreamSchemasIT {
       changes.add(envelope.read(after, source, Instant.ofEpochMilli(1764504000000L)));
     }
 
-    try (ConfluentRegistryStandIn registry = new ConfluentRegistryStandIn()) {
+    try (SchemaRegistryStandIn registry = new SchemaRegistryStandIn()) {
       AvroData avroData = new AvroData(100);
       org.apache.avro.Schema avroValue = avroData.fromConnectSchema(envelope.schema());
       org.apache.avro.Schema avroKey = avroData.fromConnectSchema(key);

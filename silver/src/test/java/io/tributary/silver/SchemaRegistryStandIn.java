@@ -9,9 +9,13 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Base64;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -24,14 +28,16 @@ import java.util.regex.Pattern;
  * gets 401 (error code 401). It serves HTTP or HTTPS, and can be stopped and started again on the same port, as
  * an outage. Public for bench-silver, which measures the Avro decoder against it.
  */
-public final class ConfluentRegistryStandIn implements AutoCloseable {
+public final class SchemaRegistryStandIn implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Pattern SCHEMA_BY_ID = Pattern.compile("/schemas/ids/(\\d+)");
-  private static final Pattern REGISTER = Pattern.compile("/subjects/([^/]+)/versions");
+  private static final Pattern SCHEMA_BY_ID = Pattern.compile("(?:/apis/ccompat/v7)?/schemas/ids/(\\d+)");
+  private static final Pattern REGISTER = Pattern.compile("(?:/apis/ccompat/v7)?/subjects/([^/]+)/versions");
+  private static final Pattern CREATE_ARTIFACT = Pattern.compile("/apis/registry/v2/groups/([^/]+)/artifacts");
 
   private final Map<Integer, String> schemas = new ConcurrentHashMap<>();
   private final Map<String, Integer> ids = new ConcurrentHashMap<>();
   private final Map<Integer, AtomicInteger> lookups = new ConcurrentHashMap<>();
+  private final Map<String, ConcurrentSkipListSet<Integer>> artifactVersions = new ConcurrentHashMap<>();
   private final AtomicInteger nextId = new AtomicInteger(1);
   private final String expectedAuthorization;
   private final javax.net.ssl.SSLContext tls;
@@ -39,21 +45,21 @@ public final class ConfluentRegistryStandIn implements AutoCloseable {
   private HttpServer server;
 
   /** Without credentials. */
-  public ConfluentRegistryStandIn() throws IOException {
+  public SchemaRegistryStandIn() throws IOException {
     this(null, null);
   }
 
   /** Requiring basic auth with these credentials. */
-  ConfluentRegistryStandIn(String username, String password) throws IOException {
+  SchemaRegistryStandIn(String username, String password) throws IOException {
     this(username, password, null);
   }
 
   /** Over HTTPS with the key and certificate of this context, without credentials. */
-  ConfluentRegistryStandIn(javax.net.ssl.SSLContext tls) throws IOException {
+  SchemaRegistryStandIn(javax.net.ssl.SSLContext tls) throws IOException {
     this(null, null, tls);
   }
 
-  private ConfluentRegistryStandIn(String username, String password, javax.net.ssl.SSLContext tls)
+  private SchemaRegistryStandIn(String username, String password, javax.net.ssl.SSLContext tls)
       throws IOException {
     this.expectedAuthorization = username == null ? null : "Basic " + Base64.getEncoder()
         .encodeToString((username + ":" + password).getBytes(StandardCharsets.UTF_8));
@@ -113,6 +119,7 @@ public final class ConfluentRegistryStandIn implements AutoCloseable {
       String path = exchange.getRequestURI().getPath();
       Matcher byId = SCHEMA_BY_ID.matcher(path);
       Matcher register = REGISTER.matcher(path);
+      Matcher createArtifact = CREATE_ARTIFACT.matcher(path);
       if ("GET".equals(exchange.getRequestMethod()) && byId.matches()) {
         int id = Integer.parseInt(byId.group(1));
         lookups.computeIfAbsent(id, key -> new AtomicInteger()).incrementAndGet();
@@ -125,10 +132,28 @@ public final class ConfluentRegistryStandIn implements AutoCloseable {
       } else if ("POST".equals(exchange.getRequestMethod()) && register.matches()) {
         String schema = JSON.readTree(exchange.getRequestBody()).path("schema").asText();
         answer(exchange, 200, Map.of("id", register(schema)));
+      } else if ("POST".equals(exchange.getRequestMethod()) && createArtifact.matches()) {
+        answer(exchange, 200, artifact(createArtifact.group(1),
+            exchange.getRequestHeaders().getFirst("X-Registry-ArtifactId"),
+            exchange.getRequestHeaders().getFirst("X-Registry-ArtifactType"),
+            new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8)));
       } else {
         answer(exchange, 404, Map.of("error_code", 404, "message", "HTTP 404 Not Found"));
       }
     }
+  }
+
+  /** Apicurio's metadata of the artifact version that holds {@code schema}, registered if new. */
+  private Map<String, Object> artifact(String group, String artifactId, String type, String schema) {
+    int id = register(schema);
+    ConcurrentSkipListSet<Integer> versions = artifactVersions.computeIfAbsent(group + "/" + artifactId,
+        key -> new ConcurrentSkipListSet<>());
+    versions.add(id);
+    int version = versions.headSet(id).size() + 1; // ids grow with each new schema
+    String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+    return Map.of("groupId", group, "id", String.valueOf(artifactId), "type", type == null ? "AVRO" : type,
+        "version", String.valueOf(version), "globalId", id, "contentId", id, "state", "ENABLED",
+        "createdOn", now, "modifiedOn", now, "references", List.of());
   }
 
   private static void answer(HttpExchange exchange, int status, Map<String, Object> body) throws IOException {
