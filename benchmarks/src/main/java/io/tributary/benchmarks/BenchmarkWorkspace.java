@@ -2,6 +2,7 @@ package io.tributary.benchmarks;
 
 import com.typesafe.config.ConfigFactory;
 import io.tributary.common.cli.Arguments;
+import io.tributary.common.cli.HelpRequested;
 import io.tributary.common.cli.UsageException;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.LakehouseSession;
@@ -10,8 +11,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.apache.spark.sql.SparkSession;
@@ -85,18 +88,39 @@ final class BenchmarkWorkspace implements AutoCloseable {
     return configIn(folder, base + "\n" + hocon);
   }
 
-  /** The options of a benchmark's command line; a mistake ends the program with its message and exit code 2. */
-  static Arguments arguments(String command, String[] args, Set<String> valueOptions) {
+  /**
+   * The options of a benchmark's command line. {@code --help} prints {@code usage} and ends the program with exit
+   * code 0; a mistake ends it with its message and exit code 2.
+   *
+   * @param usage the help text: what the benchmark measures, then one line per option with its default
+   */
+  static Arguments arguments(String command, String[] args, Set<String> valueOptions, String usage) {
     try {
       return Arguments.parse(command, Arrays.asList(args), valueOptions, Set.of());
+    } catch (HelpRequested help) {
+      System.out.println("Usage: bin/tributary " + command + " [options]\n" + usage.stripTrailing());
+      System.exit(0);
+      throw new IllegalStateException("unreachable");
     } catch (UsageException e) {
       return usageError(e.getMessage());
     }
   }
 
+  /** A comma-separated list of positive whole numbers ({@code 50,200}). */
+  static List<Long> positives(Arguments options, String option, String fallback) {
+    List<Long> values = new ArrayList<>();
+    for (String text : options.value(option).orElse(fallback).split(",")) {
+      values.add(positive(options.command(), option, text.trim()));
+    }
+    return values;
+  }
+
   /** A positive whole-number option ({@code 1,000,000} and {@code 1_000_000} read too). */
   static long positive(Arguments options, String option, String fallback) {
-    String text = options.value(option).orElse(fallback);
+    return positive(options.command(), option, options.value(option).orElse(fallback));
+  }
+
+  private static long positive(String command, String option, String text) {
     try {
       long value = Long.parseLong(text.replace("_", "").replace(",", ""));
       if (value > 0) {
@@ -105,8 +129,7 @@ final class BenchmarkWorkspace implements AutoCloseable {
     } catch (NumberFormatException e) {
       // reported below
     }
-    return usageError("'" + options.command() + "': --" + option + " must be a positive whole number, got '" + text
-        + "'");
+    return usageError("'" + command + "': --" + option + " must be a positive whole number, got '" + text + "'");
   }
 
   private static <T> T usageError(String message) {

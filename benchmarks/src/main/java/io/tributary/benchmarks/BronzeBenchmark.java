@@ -18,7 +18,6 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -71,12 +70,19 @@ public final class BronzeBenchmark {
       double snapshotsPerCommit) {}
 
   public static void main(String[] args) throws Exception {
-    Arguments options = Arguments.parse("bench", Arrays.asList(args), Set.of("records", "partitions", "table-properties", "connect-records"), Set.of());
-    List<Long> sizes = Arrays.stream(options.value("records").orElse("1000000,5000000").split(","))
-        .map(String::trim).map(Long::parseLong).toList();
-    int partitions = Integer.parseInt(options.value("partitions").orElse("2"));
+    Arguments options = BenchmarkWorkspace.arguments("bench", args, Set.of("records", "partitions",
+        "table-properties", "connect-records"), """
+        Bronze throughput against Kafka's and Spark's ceilings in the same run, and the Iceberg Kafka Connect sink
+        on the same topic.
+          --records L            records per run, one run each (default 1000000,5000000)
+          --partitions N         topic partitions (default 2)
+          --table-properties P   bronze table properties, k=v,k=v (default none)
+          --connect-records N    the Connect sink runs for each size up to N records (default 1000000)
+        """);
+    List<Long> sizes = BenchmarkWorkspace.positives(options, "records", "1000000,5000000");
+    int partitions = (int) BenchmarkWorkspace.positive(options, "partitions", "2");
     tableProperties = options.value("table-properties").orElse("");
-    connectLimit = Long.parseLong(options.value("connect-records").orElse("1000000"));
+    connectLimit = BenchmarkWorkspace.positive(options, "connect-records", "1000000");
     Path work = Path.of("var", "benchmarks", "run-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern(
         "yyyyMMdd-HHmmss"))).toAbsolutePath();
     Files.createDirectories(work);

@@ -66,7 +66,14 @@ public final class ChaosBenchmark {
 
   public static void main(String[] args) throws Exception {
     Arguments options = BenchmarkWorkspace.arguments("bench-chaos", args,
-        Set.of("kills", "broker-restarts", "rate", "seed"));
+        Set.of("kills", "broker-restarts", "rate", "seed"), """
+        SIGKILLs of the bronze and silver processes and broker restarts under load, then the invariants: every
+        record once in bronze, silver equal to the reference.
+          --kills N             process kills (default 20)
+          --broker-restarts N   broker restarts (default 2)
+          --rate N              records per second (default 100)
+          --seed N              random seed of the kill times (default 7)
+        """);
     int killCount = (int) BenchmarkWorkspace.positive(options, "kills", "20");
     int brokerRestarts = (int) BenchmarkWorkspace.positive(options, "broker-restarts", "2");
     long rate = BenchmarkWorkspace.positive(options, "rate", "100");

@@ -12,7 +12,6 @@ import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -56,11 +55,18 @@ public final class DatabaseBenchmark {
 
   public static void main(String[] args) throws Exception {
     Arguments options = BenchmarkWorkspace.arguments("bench-database", args, Set.of("tables", "rows",
-        "merge-parallelism"));
-    List<Integer> counts = Arrays.stream(options.value("tables").orElse("50").split(",")).map(String::trim)
-        .map(Integer::parseInt).toList();
-    List<Integer> parallelisms = Arrays.stream(options.value("merge-parallelism").orElse("4").split(","))
-        .map(String::trim).map(Integer::parseInt).toList();
+        "merge-parallelism"), """
+        A whole database from one block: one topic per source table, bronze from one pattern source and silver from
+        one database block, continuously; streaming queries, driver heap, the batch touching every table against
+        the batch touching one, and a new table's time from its first change to its silver table.
+          --tables L              table counts, one run each (default 50; e.g. 50,200)
+          --rows N                snapshot rows per table (default 20)
+          --merge-parallelism L   tables merged side by side, one run each (default 4; e.g. 1,4)
+        """);
+    List<Integer> counts = BenchmarkWorkspace.positives(options, "tables", "50").stream().map(Long::intValue)
+        .toList();
+    List<Integer> parallelisms = BenchmarkWorkspace.positives(options, "merge-parallelism", "4").stream()
+        .map(Long::intValue).toList();
     int rows = (int) BenchmarkWorkspace.positive(options, "rows", "20");
     StringBuilder report = new StringBuilder();
     for (int tables : counts) {

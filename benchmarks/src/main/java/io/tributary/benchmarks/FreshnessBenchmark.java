@@ -71,7 +71,16 @@ public final class FreshnessBenchmark {
 
   public static void main(String[] args) throws Exception {
     Arguments options = BenchmarkWorkspace.arguments("bench-freshness", args,
-        Set.of("rate", "minutes", "warmup-seconds", "partitions", "bronze-trigger", "silver-trigger"));
+        Set.of("rate", "minutes", "warmup-seconds", "partitions", "bronze-trigger", "silver-trigger"), """
+        Kafka-to-silver latency with bronze and silver streaming: Debezium inserts at a steady rate, latency from
+        each record's Kafka timestamp to the commit of the first snapshot holding it (p50, p95, max).
+          --rate N             changes per second (default 2000)
+          --minutes N          measured minutes (default 5)
+          --warmup-seconds N   unmeasured start (default 120)
+          --partitions N       topic partitions (default 2)
+          --bronze-trigger D   bronze trigger (default: the shipped config's)
+          --silver-trigger D   silver trigger (default: the shipped config's)
+        """);
     Settings settings = new Settings(BenchmarkWorkspace.positive(options, "rate", "2000"),
         BenchmarkWorkspace.positive(options, "minutes", "5"),
         BenchmarkWorkspace.positive(options, "warmup-seconds", "120"),

@@ -39,7 +39,12 @@ public final class GoldBenchmark {
   }
 
   public static void main(String[] args) throws Exception {
-    Arguments options = BenchmarkWorkspace.arguments("bench-gold", args, Set.of("orders", "days", "repeats"));
+    Arguments options = BenchmarkWorkspace.arguments("bench-gold", args, Set.of("orders", "days", "repeats"), """
+        A gold model's incremental run of one day against a full rebuild.
+          --orders N    orders in silver (default 2000000)
+          --days N      days they span (default 100)
+          --repeats N   runs of each (default 3)
+        """);
     long orders = BenchmarkWorkspace.positive(options, "orders", "2000000");
     int days = (int) BenchmarkWorkspace.positive(options, "days", "100");
     int repeats = (int) BenchmarkWorkspace.positive(options, "repeats", "3");

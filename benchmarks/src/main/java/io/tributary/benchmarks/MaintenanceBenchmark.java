@@ -36,7 +36,12 @@ public final class MaintenanceBenchmark {
   }
 
   public static void main(String[] args) throws Exception {
-    Arguments options = BenchmarkWorkspace.arguments("bench-maintenance", args, Set.of("files", "rows", "repeats"));
+    Arguments options = BenchmarkWorkspace.arguments("bench-maintenance", args, Set.of("files", "rows", "repeats"), """
+        A full scan of a table of many small files before and after compaction.
+          --files N     data files before compaction (default 1000)
+          --rows N      rows in the table (default 5000000)
+          --repeats N   scans of each (default 3)
+        """);
     int files = (int) BenchmarkWorkspace.positive(options, "files", "1000");
     long rows = BenchmarkWorkspace.positive(options, "rows", "5000000");
     int repeats = (int) BenchmarkWorkspace.positive(options, "repeats", "3");

@@ -69,7 +69,15 @@ public final class SilverBenchmark {
 
   public static void main(String[] args) throws Exception {
     Arguments options = BenchmarkWorkspace.arguments("bench-silver", args,
-        Set.of("keys", "changes", "max-rows-per-trigger", "encodings", "small-batches"));
+        Set.of("keys", "changes", "max-rows-per-trigger", "encodings", "small-batches"), """
+        Silver merge throughput against the ceiling of the same read, parse and append without a merge; the initial
+        load; small batches.
+          --keys N                   keys in the table (default 1000000)
+          --changes N                changes merged (default 1000000)
+          --max-rows-per-trigger N   batch size (default 500000)
+          --encodings L              json, avro or both: json,avro (default json)
+          --small-batches N          small batches timed after the large ones (default 21)
+        """);
     long keys = BenchmarkWorkspace.positive(options, "keys", "1000000");
     long changes = BenchmarkWorkspace.positive(options, "changes", "1000000");
     long maxRows = BenchmarkWorkspace.positive(options, "max-rows-per-trigger", "500000");

@@ -66,9 +66,10 @@ public final class SilverStatus {
           + " in " + catalog + "." + database.namespace());
       tables.forEach((table, topic) -> {
         Snapshot current = load(spark, catalog + "." + table).currentSnapshot();
-        lines.add(String.format("  %-40s from %s: %s rows, last commit %s", table, topic,
-            current == null ? "0" : current.summary().getOrDefault(SnapshotSummary.TOTAL_RECORDS_PROP, "?"),
-            current == null ? "none" : Instant.ofEpochMilli(current.timestampMillis())));
+        String rows = current == null ? "0" : current.summary().getOrDefault(SnapshotSummary.TOTAL_RECORDS_PROP, "?");
+        Object lastCommit = current == null ? "none" : Instant.ofEpochMilli(current.timestampMillis());
+        lines.add(String.format("  %-40s from %s: %s %s, last commit %s", table, topic, rows,
+            rows.equals("1") ? "row" : "rows", lastCommit));
       });
     }
     return lines;

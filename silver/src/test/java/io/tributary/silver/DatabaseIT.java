@@ -122,6 +122,19 @@ class DatabaseIT {
         "3|Cy", "4|Di");
     assertThat(spark.table(lake + ".silver.quarantine").count()).as("the legacy records once").isEqualTo(2);
 
+    // status: the database's one stream, caught up, and a line per table with its topic and rows.
+    assertThat(SilverStatus.of(spark, config)).filteredOn(state -> state.name().equals("silver-database-shop"))
+        .singleElement().satisfies(state -> assertThat(state.behind()).isZero());
+    List<String> lines = SilverStatus.databaseTables(spark, config);
+    assertThat(lines).hasSize(5);
+    assertThat(lines.get(0)).isEqualTo("database shop: 4 tables in " + lake + ".silver");
+    assertThat(lines).anySatisfy(line -> assertThat(line).startsWith("  silver.shop_public_customers ")
+        .contains(" from " + customers.topic() + ": 4 rows, last commit 20"));
+    assertThat(lines).anySatisfy(line -> assertThat(line).startsWith("  silver.shop_public_orders ")
+        .contains(" from " + orders.topic() + ": 1 row, last commit 20"));
+    assertThat(lines).anySatisfy(line -> assertThat(line).startsWith("  silver.shop_public_refunds ")
+        .contains(" from " + refunds.topic() + ": 1 row, last commit 20"));
+
     // One table of a database cannot be rolled back on its own yet: refused, saying what to do instead.
     assertThatThrownBy(() -> new SilverRebuild(spark, config).run("silver.shop_public_orders",
         java.util.OptionalLong.of(1), System.out)).hasMessageStartingWith("silver.shop_public_orders is a table of"
