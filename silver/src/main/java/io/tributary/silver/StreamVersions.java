@@ -33,9 +33,13 @@ record StreamVersions(String table, Map<Long, StreamColumns> versions) {
     if (byConversion.isEmpty()) {
       return fallback;
     }
+    // The versions as an array constant, not IN (...): Spark's generated code spells long literals out but keeps
+    // array constants as references, so tables whose versions differ (every table of a database: the version is a
+    // hash of a schema naming its table) share one compiled class instead of compiling their own each batch.
     StringBuilder sql = new StringBuilder("CASE");
-    byConversion.forEach((conversion, ids) -> sql.append(" WHEN schema_version IN (")
-        .append(String.join(", ", ids.stream().map(String::valueOf).toList())).append(") THEN ").append(conversion));
+    byConversion.forEach((conversion, ids) -> sql.append(" WHEN array_contains(array(")
+        .append(String.join(", ", ids.stream().map(id -> id + "L").toList())).append("), schema_version) THEN ")
+        .append(conversion));
     return sql.append(" ELSE ").append(fallback).append(" END").toString();
   }
 
