@@ -167,7 +167,7 @@ class DatabaseIT {
     new BronzeIngestJob(spark, config).createTables();
     BronzeFixture.Running bronze = BronzeFixture.runInBackground(spark, config);
     AtomicReference<Throwable> silverFailure = new AtomicReference<>();
-    Thread silver = silverInBackground(spark, config, silverFailure);
+    Thread silver = SilverInBackground.start(spark, config, silverFailure);
     AtomicReference<Throwable> producerFailure = new AtomicReference<>();
     java.util.concurrent.atomic.AtomicBoolean rebuilt = new java.util.concurrent.atomic.AtomicBoolean();
     Thread producer = new Thread(() -> {
@@ -283,7 +283,7 @@ class DatabaseIT {
     String lake = config.catalog().name();
     AtomicReference<Throwable> silverFailure = new AtomicReference<>();
     // No topic matches yet and bronze has no table: the silver job waits instead of failing.
-    Thread silver = silverInBackground(spark, config, silverFailure);
+    Thread silver = SilverInBackground.start(spark, config, silverFailure);
     BronzeFixture.Running bronze = BronzeFixture.runInBackground(spark, config);
     try {
       Thread.sleep(3_000);
@@ -326,20 +326,6 @@ class DatabaseIT {
     assertThatThrownBy(() -> new SilverMergeJob(spark, config).run(true)).hasStackTraceContaining(
         "tributary.silver.databases.shop.table: topics " + upper.topic() + " and " + lower.topic()
             + " both become table silver.shop_public_orders");
-  }
-
-  /** A continuous silver job in a thread of its own; a failure lands in {@code failure}. */
-  private static Thread silverInBackground(SparkSession spark, TributaryConfig config,
-      AtomicReference<Throwable> failure) {
-    Thread silver = new Thread(() -> {
-      try {
-        new SilverMergeJob(spark, config).run(false);
-      } catch (Throwable e) {
-        failure.set(e);
-      }
-    }, "silver-under-test");
-    silver.start();
-    return silver;
   }
 
   private static void send(BronzeFixture fixture, SmallTableEvents table, List<byte[]> values, long... ids)

@@ -155,14 +155,7 @@ class DebeziumPostgresIT {
               awaitTopic(fixture, capture.topicPrefix() + ".public.marker");
             }
             bronze = BronzeFixture.runInBackground(spark, config);
-            silver = new Thread(() -> {
-              try {
-                new SilverMergeJob(spark, config).run(false);
-              } catch (Throwable e) {
-                silverFailure.set(e);
-              }
-            }, "silver-under-test");
-            silver.start();
+            silver = SilverInBackground.start(spark, config, silverFailure);
             awaitMarker(spark, lake, captures, "snapshot", silverFailure, worker);
 
             Map<String, Map<String, Object>> dropped = droppedTableRows(db);

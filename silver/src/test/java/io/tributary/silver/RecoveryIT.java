@@ -135,14 +135,7 @@ class RecoveryIT {
     new BronzeIngestJob(spark, config).createTables();
     BronzeFixture.Running bronze = BronzeFixture.runInBackground(spark, config);
     AtomicReference<Throwable> silverFailure = new AtomicReference<>();
-    Thread silver = new Thread(() -> {
-      try {
-        new SilverMergeJob(spark, config).run(false);
-      } catch (Throwable e) {
-        silverFailure.set(e);
-      }
-    }, "silver-under-test");
-    silver.start();
+    Thread silver = SilverInBackground.start(spark, config, silverFailure);
     // Readers count the orders all along: the count only grows (orders are never deleted) unless a reader saw a
     // half-built table.
     List<Long> counts = new CopyOnWriteArrayList<>();
