@@ -12,8 +12,8 @@ import io.tributary.localstack.LocalKafkaBroker;
 import io.tributary.localstack.ShopEventGenerator;
 import io.tributary.localstack.testing.SharedKafka;
 import io.tributary.silver.ShopReference;
+import io.tributary.silver.SilverInBackground;
 import io.tributary.silver.SilverMergeIT;
-import io.tributary.silver.SilverMergeJob;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -61,14 +61,7 @@ class MaintenanceWhileStreamingIT {
     // checked that Kafka answers, and continuous silver waits for them.
     BronzeFixture.Running bronze = BronzeFixture.runInBackground(spark, config);
     AtomicReference<Throwable> silverFailure = new AtomicReference<>();
-    Thread silver = new Thread(() -> {
-      try {
-        new SilverMergeJob(spark, config).run(false);
-      } catch (Throwable e) {
-        silverFailure.set(e);
-      }
-    }, "silver-under-test");
-    silver.start();
+    Thread silver = SilverInBackground.start(spark, config, silverFailure);
 
     try {
       streamWhileMaintaining(spark, fixture, config, generated, silver, silverFailure);
