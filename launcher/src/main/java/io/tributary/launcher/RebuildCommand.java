@@ -57,12 +57,7 @@ final class RebuildCommand implements Command {
       throw new UsageException("'rebuild': " + table + " is a bronze table, the raw record of Kafka; load missing"
           + " records with 'reingest', and rebuild the silver tables built from it");
     }
-    boolean databaseTable = config.silver().databaseOf(name).isPresent()
-        && config.silver().entityList().stream().noneMatch(entity -> entity.table().equals(name));
-    if (databaseTable && (args.value("from-snapshot").isPresent() || args.value("from-timestamp").isPresent())) {
-      throw new UsageException("'rebuild': " + table + " is a table of a database; it is rebuilt from all of bronze"
-          + " (--from-snapshot and --from-timestamp are not supported for a database's tables yet)");
-    }
+    boolean databaseTable = isDatabaseTable(config, name);
     if (!databaseTable) {
       try {
         SilverRebuild.entityOf(config, table);
@@ -81,18 +76,24 @@ final class RebuildCommand implements Command {
         "from-snapshot", text))).orElse(OptionalLong.empty());
     var timestamp = args.value("from-timestamp").map(text -> Times.instant(name(), "from-timestamp", text));
     SparkSession spark = Sessions.start(config, name());
+    if (timestamp.isPresent()) {
+      snapshot = OptionalLong.of(RollbackCommand.target(spark, config, table, OptionalLong.empty(), timestamp));
+    }
     if (databaseTable) {
       try {
-        new DatabaseTableRebuild(spark, config).run(table, System.out);
+        new DatabaseTableRebuild(spark, config).run(table, snapshot, System.out);
       } catch (IllegalArgumentException e) {
         throw new UsageException("'rebuild': " + e.getMessage());
       }
       return Tributary.OK;
     }
-    if (timestamp.isPresent()) {
-      snapshot = OptionalLong.of(RollbackCommand.target(spark, config, table, OptionalLong.empty(), timestamp));
-    }
     new SilverRebuild(spark, config).run(table, snapshot, System.out);
     return Tributary.OK;
+  }
+
+  /** A table of a database block (not also an entity's, which would be its own stream's). */
+  static boolean isDatabaseTable(TributaryConfig config, TableName name) {
+    return config.silver().databaseOf(name).isPresent()
+        && config.silver().entityList().stream().noneMatch(entity -> entity.table().equals(name));
   }
 }

@@ -6,7 +6,7 @@ import io.tributary.common.config.TableName;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.LakehouseSession;
 import io.tributary.common.lakehouse.TableRollback;
-import io.tributary.silver.SilverRebuild;
+import io.tributary.silver.DatabaseTableRebuild;
 import io.tributary.silver.SilverRollback;
 import java.time.Instant;
 import java.util.List;
@@ -56,13 +56,7 @@ final class RollbackCommand implements Command {
           + " loaded the records a rollback would drop, so they would be lost. Roll back the silver or gold tables"
           + " built from it instead.");
     }
-    if (config.silver().databaseOf(name).isPresent()) {
-      try {
-        SilverRebuild.entityOf(config, table);
-      } catch (IllegalArgumentException e) {
-        throw new UsageException("'rollback': " + e.getMessage());
-      }
-    }
+    boolean databaseTable = RebuildCommand.isDatabaseTable(config, name);
     SparkSession spark = Sessions.start(config, name());
     long target = target(spark, config, table, snapshot, timestamp);
     String sqlName = config.catalog().name() + "." + table;
@@ -71,12 +65,21 @@ final class RollbackCommand implements Command {
     System.out.print(preview.describe());
     boolean silver = config.silver().entityList().stream().anyMatch(entity -> entity.table().equals(name));
     if (!args.flag("apply")) {
-      System.out.println("Nothing changed (a preview). Add --apply to roll back"
-          + (silver ? "; the entity's stream then re-applies the bronze changes after that snapshot." : "."));
+      System.out.println("Nothing changed (a preview). Add --apply to roll back" + (silver
+          ? "; the entity's stream then re-applies the bronze changes after that snapshot."
+          : databaseTable ? "; the table is then rebuilt from that snapshot and the changes of its topic after it,"
+              + " while the database's stream goes on with the others." : "."));
       return Tributary.OK;
     }
     if (silver) {
       new SilverRollback(spark, config).apply(table, target, System.out);
+    } else if (databaseTable) {
+      // The database's stream is shared: the table goes back by a rebuild from that snapshot and a live switch.
+      try {
+        new DatabaseTableRebuild(spark, config).run(table, OptionalLong.of(target), System.out);
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("'rollback': " + e.getMessage());
+      }
     } else {
       TableRollback.apply(iceberg, target, Map.of(), List.of());
       System.out.println(sqlName + " is at snapshot " + target + " again.");

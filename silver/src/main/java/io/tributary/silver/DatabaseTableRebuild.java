@@ -26,7 +26,8 @@ import org.apache.spark.sql.SparkSession;
  *
  * <ol>
  *   <li>build a shadow table from the records of the table's topic in bronze (an initial load, then a stream of its
- *       own until caught up), with the table's current settings;
+ *       own until caught up), with the table's current settings; or, from an earlier snapshot, copy the table as it
+ *       was then and stream the topic's records from where the database's stream stood then;
  *   <li>check that its keys are unique;
  *   <li>fence the live table: the database's stream waits before it merges into a table marked as being switched;
  *   <li>catch the shadow up with bronze once more, so that it holds at least everything up to the end of the database
@@ -52,7 +53,20 @@ public final class DatabaseTableRebuild {
     this.config = config;
   }
 
+  /** Rebuilds the table from all of bronze. */
   public SilverRebuild.Result run(String table, PrintStream out) {
+    return run(table, OptionalLong.empty(), out);
+  }
+
+  /**
+   * Rebuilds the table.
+   *
+   * @param fromSnapshot an earlier snapshot of the live table to start from instead of an empty table; the changes of
+   *     its topic after the batch of the database's stream that snapshot holds are applied again. This is also how
+   *     one table of a database is rolled back: its stream is shared, so the table goes back by being rebuilt from
+   *     that snapshot and switched while the stream goes on.
+   */
+  public SilverRebuild.Result run(String table, OptionalLong fromSnapshot, PrintStream out) {
     LakehouseSession.registerCatalog(spark, config.catalog());
     String catalog = config.catalog().name();
     TableName name = TableName.parseText(table);
@@ -78,17 +92,36 @@ public final class DatabaseTableRebuild {
     SilverTables.createQuarantineTable(spark, catalog, shadowQuarantineName);
     SilverEntity shadowEntity = entity.withTable(shadowName);
     String databaseCheckpoint = SilverCheckpoints.database(config, database);
-    String checkpoint = databaseCheckpoint + "@rebuild-" + name.table() + "-" + System.currentTimeMillis();
 
-    out.printf("[1/4] building %s from the records of topic %s in %s%n", shadow, topic, bronze);
-    ChangeDecoder decoder = ChangeDecoder.of(entity, () -> new SchemaRegistryClient(config.schemaRegistry()));
-    if (!SilverTables.createEntityTable(spark, catalog, shadowEntity, () -> StreamShape.fromRecords(
-        spark.table(bronze).where(col("topic").equalTo(topic)), entity, decoder, "the change events of topic " + topic
-            + " in " + bronze, live))) {
-      throw new IllegalStateException(bronze + " has no change events of topic " + topic + "; nothing to rebuild");
+    String checkpoint;
+    if (fromSnapshot.isPresent()) {
+      Table liveTable = load(live);
+      StreamRewind.Rewind rewind = StreamRewind.toDatabaseTable(config, database, entity, liveTable, load(bronze),
+          fromSnapshot.getAsLong(), "rebuild", spark.sparkContext().hadoopConfiguration());
+      checkpoint = rewind.checkpoint();
+      out.printf("[1/4] building %s from %s as of snapshot %d (batch %d of the database's stream), then the changes"
+          + " of topic %s in %s after it%n", shadow, live, fromSnapshot.getAsLong(), rewind.batch(), topic, bronze);
+      Map<String, String> properties = ShadowTables.stateAt(liveTable, rewind.committedMillis());
+      // The shadow is not a table of the database (the database's stream would take it as one); the switch gives
+      // the live table these back.
+      properties.remove(DatabaseTables.DATABASE);
+      properties.remove(DatabaseTables.SOURCE_TOPIC);
+      ShadowTables.copyOf(spark, entity, liveTable, live, fromSnapshot.getAsLong(), shadow, properties, checkpoint);
+      QuarantineRows.asOf(spark, quarantine, entity.name(), rewind.committedMillis())
+          .createOrReplaceTempView("tributary_quarantine_then");
+      spark.sql("INSERT INTO " + shadowQuarantine + " SELECT * FROM tributary_quarantine_then");
+    } else {
+      checkpoint = databaseCheckpoint + "@rebuild-" + name.table() + "-" + System.currentTimeMillis();
+      out.printf("[1/4] building %s from the records of topic %s in %s%n", shadow, topic, bronze);
+      ChangeDecoder decoder = ChangeDecoder.of(entity, () -> new SchemaRegistryClient(config.schemaRegistry()));
+      if (!SilverTables.createEntityTable(spark, catalog, shadowEntity, () -> StreamShape.fromRecords(
+          spark.table(bronze).where(col("topic").equalTo(topic)), entity, decoder, "the change events of topic "
+              + topic + " in " + bronze, live))) {
+        throw new IllegalStateException(bronze + " has no change events of topic " + topic + "; nothing to rebuild");
+      }
+      spark.sql("ALTER TABLE " + shadow + " SET TBLPROPERTIES ('" + SilverCheckpoints.PROPERTY + "' = '"
+          + checkpoint + "')");
     }
-    spark.sql("ALTER TABLE " + shadow + " SET TBLPROPERTIES ('" + SilverCheckpoints.PROPERTY + "' = '" + checkpoint
-        + "')");
     out.println("      checkpoint " + checkpoint);
     EntityStream shadowStream = new EntityStream(spark, shadowEntity, config.schemaRegistry(), catalog,
         shadowQuarantine, checkpoint, true, "silver-" + entity.name() + "-rebuild").onlyTopic(topic);
@@ -137,6 +170,7 @@ public final class DatabaseTableRebuild {
         rebuilt.currentSnapshot().snapshotId());
     previous.ifPresent(id -> out.println("The previous content stays readable: SELECT * FROM " + live
         + " VERSION AS OF " + id));
+    fromSnapshot.ifPresent(id -> out.println("It holds snapshot " + id + " and the changes after it again"));
     out.println("The stream of database " + database.name() + " goes on with it from " + databaseCheckpoint);
     return new SilverRebuild.Result(live, previous, rebuilt.currentSnapshot().snapshotId(), previousRows,
         rebuiltRows, databaseCheckpoint);

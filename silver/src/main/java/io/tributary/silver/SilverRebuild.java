@@ -64,15 +64,6 @@ public final class SilverRebuild {
 
   /** The entity whose silver table this is; fails naming the configured tables otherwise. */
   public static SilverEntity entityOf(TributaryConfig config, String table) {
-    Optional<SilverDatabase> database = Optional.ofNullable(TableName.parseText(table))
-        .flatMap(config.silver()::databaseOf);
-    if (database.isPresent() && config.silver().entityList().stream()
-        .noneMatch(entity -> entity.table().toString().equals(table))) {
-      throw new IllegalArgumentException(table + " is a table of database '" + database.get().name() + "' ("
-          + database.get().configPath() + "): rolling one table of a database back, or rebuilding it from one of its"
-          + " snapshots, is not supported yet (its stream is shared, and would not apply again the changes after"
-          + " that state); rebuild it from bronze instead: tributary rebuild --config FILE --table " + table);
-    }
     return config.silver().entityList().stream().filter(entity -> entity.table().toString().equals(table))
         .findFirst().orElseThrow(() -> new IllegalArgumentException(table + " is not the silver table of any entity"
             + " in tributary.silver.entities (tables: " + config.silver().entityList().stream()
@@ -122,10 +113,8 @@ public final class SilverRebuild {
       checkpoint = rewind.checkpoint();
       out.printf("[1/4] building %s from %s as of snapshot %d (batch %d of %s), then the bronze changes after it%n",
           shadow, live, fromSnapshot.getAsLong(), rewind.batch(), rewind.fromCheckpoint());
-      spark.sql("CREATE TABLE " + shadow + " USING iceberg PARTITIONED BY (" + partitioning(entity, liveTable) + ")"
-          + " TBLPROPERTIES (" + sqlProperties(withCheckpoint(stateAt(liveTable, rewind.committedMillis()),
-          checkpoint)) + ") AS SELECT * FROM " + live
-          + " VERSION AS OF " + fromSnapshot.getAsLong());
+      ShadowTables.copyOf(spark, entity, liveTable, live, fromSnapshot.getAsLong(), shadow,
+          ShadowTables.stateAt(liveTable, rewind.committedMillis()), checkpoint);
       SilverTables.createEntityTable(spark, catalog, shadowEntity, Optional::empty); // columns the config added since
       QuarantineRows.asOf(spark, quarantine, entity.name(), rewind.committedMillis())
           .createOrReplaceTempView("tributary_quarantine_then");
@@ -186,8 +175,9 @@ public final class SilverRebuild {
     } else {
       // Nothing can commit to a table that does not exist yet; a stream starting meanwhile waits for the mark to go.
       summary.putAll(batchOf(files));
-      String statement = "CREATE TABLE " + live + " USING iceberg PARTITIONED BY (" + partitioning(entity,
-          shadowTable) + ") TBLPROPERTIES (" + sqlProperties(properties) + ") AS SELECT * FROM " + shadow;
+      String statement = "CREATE TABLE " + live + " USING iceberg PARTITIONED BY ("
+          + ShadowTables.partitioning(entity, shadowTable) + ") TBLPROPERTIES ("
+          + ShadowTables.sqlProperties(properties) + ") AS SELECT * FROM " + shadow;
       CommitMetadata.withCommitProperties(summary, () -> spark.sql(statement), RuntimeException.class);
     }
     // The entity's quarantine rows, in one commit.
@@ -297,41 +287,6 @@ public final class SilverRebuild {
           + " quarantined): check the entity's decoder, key and schema");
     }
     return new Validation(report, problems);
-  }
-
-  private static String partitioning(SilverEntity entity, Table live) {
-    return "bucket(" + entity.buckets() + ", `" + StreamShape.key(entity, live).get(0) + "`)";
-  }
-
-  /** The table's properties now, with Tributary's state (remembered truncates) as it was at {@code millis}. */
-  static Map<String, String> stateAt(Table table, long millis) {
-    Map<String, String> properties = new LinkedHashMap<>(table.properties());
-    String truncates = PropertiesAsOf.at(table, millis).get(Truncates.PROPERTY);
-    if (truncates == null) {
-      properties.remove(Truncates.PROPERTY);
-    } else {
-      properties.put(Truncates.PROPERTY, truncates);
-    }
-    return properties;
-  }
-
-  private static Map<String, String> withCheckpoint(Map<String, String> properties, String checkpoint) {
-    Map<String, String> all = new LinkedHashMap<>(properties);
-    all.put(SilverCheckpoints.PROPERTY, checkpoint);
-    all.remove(SilverCheckpoints.SWITCHING);
-    return all;
-  }
-
-  /** Table properties for SQL, without the ones Spark and Iceberg reserve (the owner, the format version). */
-  private static String sqlProperties(Map<String, String> properties) {
-    return properties.entrySet().stream()
-        .filter(entry -> !entry.getKey().equals("owner") && !entry.getKey().equals("format-version"))
-        .map(entry -> quote(entry.getKey()) + " = " + quote(entry.getValue()))
-        .collect(Collectors.joining(", "));
-  }
-
-  private static String quote(String text) {
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'";
   }
 
   private Table load(String table) {

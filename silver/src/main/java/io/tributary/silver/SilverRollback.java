@@ -51,7 +51,7 @@ public final class SilverRollback {
       properties.put(SilverCheckpoints.PROPERTY, rewind.checkpoint());
       properties.put(SilverCheckpoints.SWITCHING, "rollback to " + rewind.checkpoint());
       properties.put(SilverCheckpoints.CONFIG, SilverCheckpoints.fingerprint(entity));
-      String truncates = SilverRebuild.stateAt(silverTable, rewind.committedMillis()).get(Truncates.PROPERTY);
+      String truncates = ShadowTables.stateAt(silverTable, rewind.committedMillis()).get(Truncates.PROPERTY);
       if (truncates != null) {
         properties.put(Truncates.PROPERTY, truncates);
       }

@@ -1,5 +1,6 @@
 package io.tributary.silver;
 
+import io.tributary.common.config.SilverDatabase;
 import io.tributary.common.config.SilverEntity;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.SilverCheckpoints;
@@ -9,6 +10,7 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.function.Function;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -34,9 +36,35 @@ final class StreamRewind {
 
   private StreamRewind() {}
 
-  /** Prepares the checkpoint for a table at {@code snapshotId}; the table is not touched. */
+  /** Prepares the checkpoint for an entity's table at {@code snapshotId}; the table is not touched. */
   static Rewind to(TributaryConfig config, SilverEntity entity, Table silver, Table bronze, long snapshotId,
       String purpose, Configuration hadoop) {
+    return rewind(silver, bronze, snapshotId, entity, streamId -> checkpointOf(config, entity, streamId, hadoop),
+        SilverCheckpoints.next(config, entity, purpose), hadoop);
+  }
+
+  /**
+   * Prepares a checkpoint for a stream of one table of a database alone (the shadow of a rebuild from a snapshot),
+   * from the database's stream: it continues right after the batch that snapshot holds, reading the same bronze
+   * table. The table is not touched.
+   */
+  static Rewind toDatabaseTable(TributaryConfig config, SilverDatabase database, SilverEntity entity, Table silver,
+      Table bronze, long snapshotId, String purpose, Configuration hadoop) {
+    String databaseCheckpoint = SilverCheckpoints.database(config, database);
+    return rewind(silver, bronze, snapshotId, entity, streamId -> {
+      CheckpointFiles files = new CheckpointFiles(databaseCheckpoint, hadoop);
+      if (!files.hasStarted() || !DatabaseFanOut.tableStream(files.queryId(), entity.table()).equals(streamId)) {
+        throw new IllegalStateException("Snapshot " + snapshotId + " of " + silver.name() + " was written by silver"
+            + " stream " + streamId + ", whose checkpoint is not " + databaseCheckpoint + " (the database's stream"
+            + " now runs from there); rebuild the table from bronze instead (tributary rebuild --table "
+            + entity.table() + ")");
+      }
+      return files;
+    }, databaseCheckpoint + "@" + purpose + "-" + entity.table().table() + "-" + System.currentTimeMillis(), hadoop);
+  }
+
+  private static Rewind rewind(Table silver, Table bronze, long snapshotId, SilverEntity entity,
+      Function<String, CheckpointFiles> checkpointOfStream, String target, Configuration hadoop) {
     Snapshot written = null;
     for (Snapshot snapshot = silver.snapshot(snapshotId); snapshot != null;
         snapshot = snapshot.parentId() == null ? null : silver.snapshot(snapshot.parentId())) {
@@ -52,8 +80,7 @@ final class StreamRewind {
     }
     String streamId = written.summary().get(StreamCommits.STREAM_ID);
     long batch = Long.parseLong(written.summary().get(StreamCommits.BATCH_ID));
-    CheckpointFiles source = checkpointOf(config, entity, streamId, hadoop);
-    String target = SilverCheckpoints.next(config, entity, purpose);
+    CheckpointFiles source = checkpointOfStream.apply(streamId);
     bronze.refresh();
     if (batch == InitialLoad.BATCH_ID) {
       long loaded = source.readNumber(InitialLoad.SNAPSHOT_FILE).orElseThrow(() -> new IllegalStateException(

@@ -135,11 +135,47 @@ class DatabaseIT {
     assertThat(lines).anySatisfy(line -> assertThat(line).startsWith("  silver.shop_public_refunds ")
         .contains(" from " + refunds.topic() + ": 1 row, last commit 20"));
 
-    // One table of a database cannot be rolled back on its own yet: refused, saying what to do instead.
-    assertThatThrownBy(() -> new SilverRebuild(spark, config).run("silver.shop_public_orders",
-        java.util.OptionalLong.of(1), System.out)).hasMessageStartingWith("silver.shop_public_orders is a table of"
-            + " database 'shop' (tributary.silver.databases.shop): rolling one table of a database back, or"
-            + " rebuilding it from one of its snapshots, is not supported yet");
+    // One table of a database goes back to an earlier snapshot (a rollback: a rebuild from it), its topic's later
+    // changes applied again, the other tables untouched; from a batch of the database's stream and from its initial
+    // load.
+    String customersTable = lake + ".silver.shop_public_customers";
+    long initialLoad = spark.sql("SELECT snapshot_id FROM " + customersTable + ".snapshots ORDER BY committed_at"
+        + " LIMIT 1").first().getLong(0);
+    long beforeTheMistake = spark.sql("SELECT snapshot_id FROM " + customersTable + ".snapshots ORDER BY committed_at"
+        + " DESC LIMIT 1").first().getLong(0);
+    spark.sql("UPDATE " + customersTable + " SET name = 'broken'");
+    send(fixture, customers, List.of(customers.change("c", null, customers.row(5, "Ed", 5), 80),
+        customers.change("u", customers.row(2, "Bob", 20), customers.row(2, "Bobby", 21), 81)), 5, 2);
+    new BronzeIngestJob(spark, config).run(true);
+    new SilverMergeJob(spark, config).run(true);
+    assertThat(rows(spark, customersTable, "id, name")).containsExactly("1|broken", "2|Bobby", "3|broken",
+        "4|broken", "5|Ed");
+    List<String> ordersBefore = rows(spark, lake + ".silver.shop_public_orders", "*");
+    List<String> expected = List.of("1|Ada|1|false", "2|Bobby|21|false", "3|Cy|3|true", "4|Di|4|false",
+        "5|Ed|5|false");
+    for (long target : new long[] {beforeTheMistake, initialLoad}) {
+      java.io.ByteArrayOutputStream output = new java.io.ByteArrayOutputStream();
+      new DatabaseTableRebuild(spark, config).run("silver.shop_public_customers", java.util.OptionalLong.of(target),
+          new java.io.PrintStream(output, true, StandardCharsets.UTF_8));
+      assertThat(output.toString(StandardCharsets.UTF_8)).contains("as of snapshot " + target);
+      assertThat(rows(spark, customersTable, "id, name, qty, _is_deleted")).as("from " + target)
+          .isEqualTo(expected);
+    }
+    assertThat(rows(spark, lake + ".silver.shop_public_orders", "*")).isEqualTo(ordersBefore);
+    assertThat(DatabaseTables.of(spark, lake, config.silver().databases().get("shop")).keySet())
+        .extracting(Object::toString).containsExactlyInAnyOrder("silver.shop_inventory_items",
+            "silver.shop_public_customers", "silver.shop_public_orders", "silver.shop_public_refunds");
+    // The database's stream goes on with every table, the rolled-back one included, nothing applied twice.
+    send(fixture, customers, List.of(customers.change("u", customers.row(1, "Ada", 1), customers.row(1, "Ada", 9),
+        90)), 1);
+    send(fixture, orders, List.of(orders.change("c", null, orders.row(3, "third", 3), 90)), 3);
+    new BronzeIngestJob(spark, config).run(true);
+    new SilverMergeJob(spark, config).run(true);
+    assertThat(rows(spark, customersTable, "id, name, qty, _is_deleted")).containsExactly("1|Ada|9|false",
+        "2|Bobby|21|false", "3|Cy|3|true", "4|Di|4|false", "5|Ed|5|false");
+    assertThat(rows(spark, lake + ".silver.shop_public_orders", "id, name, qty, _is_deleted"))
+        .containsExactly("2|second|2|false", "3|third|3|false");
+    assertThat(spark.table(lake + ".silver.quarantine").count()).as("the legacy records, still once").isEqualTo(2);
   }
 
   @Test
