@@ -119,7 +119,11 @@ final class CdcMerge implements MicroBatchTarget {
     Dataset<Row> envelopes = decoder.envelopes(batch);
     StructType schema = SilverTables.entitySchema(silver);
     List<String> key = StreamShape.key(entity, silver);
-    StreamVersions stream = new StreamVersions(silverTable, decoder.streamColumns(envelopes));
+    StreamVersions.Stated stated = decoder.stated(envelopes);
+    // A key the entity names is merged by whatever the source's primary key is; one taken from the stream must stay
+    // in it.
+    StreamVersions stream = new StreamVersions(silverTable, stated.values(), entity.key().isEmpty() ? stated.keys()
+        : Map.of(), entity.configPath() + ".key");
     if (!stream.isEmpty()) {
       SemanticTypes.register(spark);
     }

@@ -27,11 +27,11 @@ interface ChangeDecoder {
 
   /**
    * The columns each schema version of {@code envelopes} (the output of {@link #envelopes}) states, by the version
-   * its records carry in {@code schema_version}; empty for a decoder, or an entity, that takes its columns from the
-   * config.
+   * its records carry in {@code schema_version}, and the fields of each Kafka key schema, by {@code key_version};
+   * none for a decoder, or an entity, that takes its columns from the config. One pass over the batch.
    */
-  default java.util.Map<Long, StreamColumns> streamColumns(Dataset<Row> envelopes) {
-    return java.util.Map.of();
+  default StreamVersions.Stated stated(Dataset<Row> envelopes) {
+    return StreamVersions.Stated.NONE;
   }
 
   /** The schema of the Kafka keys of {@code bronze} (the first key that states one), for key columns. */

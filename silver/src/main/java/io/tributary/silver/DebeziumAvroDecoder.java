@@ -39,33 +39,40 @@ final class DebeziumAvroDecoder implements ChangeDecoder {
     Dataset<Row> rows = envelopes.envelopesOf(framed.rows(), functions.expr("CAST(_json AS BINARY)"),
         framed.checks() + ChangeDecoder.readChecks()).drop("_json");
     return columns == SchemaSource.STREAM ? rows.withColumnRenamed("_schema_id", "schema_version")
-        : rows.drop("_schema_id");
+        .withColumn("key_version", functions.expr(AvroFrames.schemaId("key"))) : rows.drop("_schema_id");
   }
 
   @Override
-  public Map<Long, StreamColumns> streamColumns(Dataset<Row> envelopes) {
-    Map<Long, StreamColumns> versions = new LinkedHashMap<>();
+  public StreamVersions.Stated stated(Dataset<Row> envelopes) {
     if (columns != SchemaSource.STREAM) {
-      return versions;
+      return StreamVersions.Stated.NONE;
     }
+    Map<Long, StreamColumns> versions = new LinkedHashMap<>();
+    Map<Long, List<String>> keys = new LinkedHashMap<>();
     // The ids come from the five header bytes alone: filtering on the envelope's checks here would decode every
     // record a second time. Ids without a usable envelope schema are left out; their records are quarantined.
-    for (Row version : envelopes.where("schema_version IS NOT NULL").select("schema_version").distinct()
-        .collectAsList()) {
+    for (Row version : envelopes.where("schema_version IS NOT NULL").select("schema_version", "key_version")
+        .distinct().collectAsList()) {
       long id = version.getLong(0);
-      Optional<Schema> schema = writerSchema(id);
-      Optional<String> problem = schema.isEmpty() ? Optional.of("is unknown to the registry or not valid Avro")
-          : notAnEnvelope(schema.get());
-      Optional<StreamColumns> found = problem.isPresent() ? Optional.empty()
-          : StreamColumns.ofEnvelope(ConnectType.ofAvro(schema.get()));
-      if (found.isPresent()) {
-        versions.put(id, found.get());
-      } else {
-        LOG.warn("Writer schema id {} states no columns: {}", id,
-            problem.orElse("its envelope has no after or before record"));
+      if (!versions.containsKey(id)) {
+        Optional<Schema> schema = writerSchema(id);
+        Optional<String> problem = schema.isEmpty() ? Optional.of("is unknown to the registry or not valid Avro")
+            : notAnEnvelope(schema.get());
+        Optional<StreamColumns> found = problem.isPresent() ? Optional.empty()
+            : StreamColumns.ofEnvelope(ConnectType.ofAvro(schema.get()));
+        if (found.isPresent()) {
+          versions.put(id, found.get());
+        } else {
+          LOG.warn("Writer schema id {} states no columns: {}", id,
+              problem.orElse("its envelope has no after or before record"));
+        }
+      }
+      if (!version.isNullAt(1) && !keys.containsKey(version.getLong(1))) {
+        writerSchema(version.getLong(1)).ifPresent(key -> keys.put(version.getLong(1),
+            StreamColumns.keyOf(ConnectType.ofAvro(key))));
       }
     }
-    return versions;
+    return new StreamVersions.Stated(versions, keys);
   }
 
   @Override

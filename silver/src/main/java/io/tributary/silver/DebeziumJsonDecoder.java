@@ -35,17 +35,23 @@ final class DebeziumJsonDecoder implements ChangeDecoder {
   }
 
   @Override
-  public Map<Long, StreamColumns> streamColumns(Dataset<Row> envelopes) {
-    Map<Long, StreamColumns> versions = new LinkedHashMap<>();
+  public StreamVersions.Stated stated(Dataset<Row> envelopes) {
     if (columns != SchemaSource.STREAM) {
-      return versions;
+      return StreamVersions.Stated.NONE;
     }
-    for (Row version : envelopes.where("schema_version IS NOT NULL").groupBy("schema_version")
-        .agg(functions.first("_value_schema")).collectAsList()) {
-      StreamColumns.ofEnvelope(ConnectType.ofJson(version.getString(1)))
-          .ifPresent(found -> versions.put(version.getLong(0), found));
+    Map<Long, StreamColumns> versions = new LinkedHashMap<>();
+    Map<Long, List<String>> keys = new LinkedHashMap<>();
+    for (Row version : envelopes.where("schema_version IS NOT NULL").groupBy("schema_version", "key_version")
+        .agg(functions.first("_value_schema"), functions.first("_key_schema")).collectAsList()) {
+      if (!versions.containsKey(version.getLong(0))) {
+        StreamColumns.ofEnvelope(ConnectType.ofJson(version.getString(2)))
+            .ifPresent(found -> versions.put(version.getLong(0), found));
+      }
+      if (!version.isNullAt(1) && !keys.containsKey(version.getLong(1))) {
+        keys.put(version.getLong(1), StreamColumns.keyOf(ConnectType.ofJson(version.getString(3))));
+      }
     }
-    return versions;
+    return new StreamVersions.Stated(versions, keys);
   }
 
   @Override
@@ -103,7 +109,10 @@ final class DebeziumJsonDecoder implements ChangeDecoder {
         .transform(read -> columns != SchemaSource.STREAM ? read
             : read.withColumn("_value_schema", expr(ChangeDecoder.READ + ".schema"))
                 .withColumn("schema_version", expr("CASE WHEN _value_schema IS NOT NULL"
-                    + " THEN xxhash64(_value_schema) END")))
+                    + " THEN xxhash64(_value_schema) END"))
+                // The key's schema block names the source table's primary key columns.
+                .withColumn("_key_schema", expr("get_json_object(CAST(key AS STRING), '$.schema')"))
+                .withColumn("key_version", expr("CASE WHEN _key_schema IS NOT NULL THEN xxhash64(_key_schema) END")))
         .drop(ChangeDecoder.READ, "_env");
   }
 }

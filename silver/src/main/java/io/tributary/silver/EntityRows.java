@@ -185,6 +185,7 @@ final class EntityRows {
     checks.add("WHEN value IS NULL THEN NULL");
     checks.add("WHEN envelope_error IS NOT NULL THEN envelope_error");
     checks.add("WHEN op = 't' THEN NULL");
+    checks.add(stream.keyChecks(key));
     checks.add("WHEN _image IS NULL THEN 'the image is not a JSON object'");
     for (String column : key) {
       checks.add("WHEN row." + Columns.quote(column) + " IS NULL THEN " + JsonFields.literal("missing key column " + column));
@@ -200,6 +201,7 @@ final class EntityRows {
       checks.add("WHEN size(unknown_fields) > 0 THEN concat('unknown field ', array_join(unknown_fields, ', '),"
           + " ' (schema-evolution = quarantine)')");
     }
-    return expr("CASE " + String.join(" ", checks) + " ELSE NULL END");
+    return expr("CASE " + String.join(" ", checks.stream().filter(check -> !check.isBlank()).toList())
+        + " ELSE NULL END");
   }
 }

@@ -152,7 +152,7 @@ public final class StreamShape {
   private static StructType columns(Dataset<Row> records, SilverEntity entity, ChangeDecoder decoder, String where,
       String table) {
     Dataset<Row> envelopes = decoder.envelopes(records);
-    Map<Long, StreamColumns> versions = decoder.streamColumns(envelopes);
+    Map<Long, StreamColumns> versions = decoder.stated(envelopes).values();
     if (versions.isEmpty()) {
       throw new Unknown(Unknown.Reason.NO_SCHEMA, prefix(entity) + "schema: is missing, and " + where + " carry no"
           + " schema to take the columns from (JSON written with the converter's schemas.enable = false, Avro whose"

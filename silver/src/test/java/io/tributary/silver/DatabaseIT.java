@@ -364,6 +364,43 @@ class DatabaseIT {
             + " both become table silver.shop_public_orders");
   }
 
+  @Test
+  void changesWhoseKeyNoLongerHoldsTheTablesKeyAreQuarantinedSayingSo(SparkSession spark, LocalKafkaBroker broker,
+      @TempDir Path dir) throws Exception {
+    BronzeFixture fixture = new BronzeFixture(broker, dir);
+    SmallTableEvents people = SmallTableEvents.keyed(fixture.topic("shop.public.people"));
+    fixture.createTopics(1, "shop.public.people");
+    TributaryConfig config = fixture.config(Map.of(), config(fixture, ""));
+    String lake = config.catalog().name();
+    send(fixture, people, List.of(people.change("r", null, people.row(1, "Ada", 1), 10),
+        people.change("r", null, people.row(2, "Bo", 2), 11)), 1, 2);
+    new BronzeIngestJob(spark, config).run(true);
+    new SilverMergeJob(spark, config).run(true);
+
+    // The source's primary key widens to (id, name): it still holds silver's key, so the change applies. Then it
+    // becomes (name) alone: merged by id, rows the source keeps apart could fold into one, so those changes go to
+    // quarantine with the reason and what to do, and the stream goes on.
+    var widened = people.row(1, "Ada", 10);
+    var renamed = people.row(2, "Bo", 20);
+    fixture.send("shop.public.people", List.of(
+        new ProducerRecord<>(people.topic(), people.key(widened, "id", "name"),
+            people.change("u", people.row(1, "Ada", 1), widened, 20)),
+        new ProducerRecord<>(people.topic(), people.key(renamed, "name"),
+            people.change("u", people.row(2, "Bo", 2), renamed, 21))));
+    new BronzeIngestJob(spark, config).run(true);
+    new SilverMergeJob(spark, config).run(true);
+    assertThat(rows(spark, lake + ".silver.shop_public_people", "id, name, qty")).containsExactly("1|Ada|10",
+        "2|Bo|2");
+    List<Row> quarantined = spark.sql("SELECT reason, offset FROM " + lake + ".silver.quarantine").collectAsList();
+    assertThat(quarantined).singleElement().satisfies(row -> {
+      assertThat(row.getString(0)).isEqualTo("the source table's primary key is now (name), which does not hold"
+          + " silver's key (id): merged by the old key, rows the source keeps apart could fold into one. Name the key"
+          + " in tributary.silver.databases.shop.tables.\"public.people\".key and rebuild " + lake
+          + ".silver.shop_public_people");
+      assertThat(row.getLong(1)).isEqualTo(3);
+    });
+  }
+
   private static void send(BronzeFixture fixture, SmallTableEvents table, List<byte[]> values, long... ids)
       throws Exception {
     List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();

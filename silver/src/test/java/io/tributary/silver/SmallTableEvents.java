@@ -62,6 +62,20 @@ final class SmallTableEvents {
     return key == null ? null : keys.fromConnectData(topic, key, new Struct(key).put("id", id));
   }
 
+  /** The Kafka key of {@code row} once the source table's primary key is {@code columns}. */
+  byte[] key(Struct row, String... columns) {
+    SchemaBuilder builder = SchemaBuilder.struct().name(topic + ".Key");
+    for (String column : columns) {
+      builder.field(column, this.row.field(column).schema());
+    }
+    Schema schema = builder.build();
+    Struct key = new Struct(schema);
+    for (String column : columns) {
+      key.put(column, row.get(column));
+    }
+    return keys.fromConnectData(topic, schema, key);
+  }
+
   Struct row(long id, String name, int qty) {
     return new Struct(row).put("id", id).put("name", name).put("qty", qty);
   }
