@@ -176,6 +176,20 @@ class DatabaseIT {
     assertThat(rows(spark, lake + ".silver.shop_public_orders", "id, name, qty, _is_deleted"))
         .containsExactly("2|second|2|false", "3|third|3|false");
     assertThat(spark.table(lake + ".silver.quarantine").count()).as("the legacy records, still once").isEqualTo(2);
+
+    // One table's records removed from bronze by mistake: re-ingested from Kafka by naming its topic alone, then its
+    // silver table rebuilt from bronze.
+    String bronzeShop = lake + ".bronze.shop";
+    List<String> bronzeBefore = rows(spark, bronzeShop, "topic, `partition`, `offset`, hex(key), hex(value)");
+    spark.sql("DELETE FROM " + bronzeShop + " WHERE topic = '" + orders.topic() + "'");
+    io.tributary.bronze.BronzeReingest.Result reingested = new io.tributary.bronze.BronzeReingest(spark, config)
+        .run("shop", new io.tributary.bronze.BronzeReingest.Bounds.Offsets("{\"" + orders.topic() + "\":{\"0\":0}}",
+            java.util.Optional.empty()), false, System.out);
+    assertThat(reingested.added()).isEqualTo(4);
+    assertThat(rows(spark, bronzeShop, "topic, `partition`, `offset`, hex(key), hex(value)")).isEqualTo(bronzeBefore);
+    new DatabaseTableRebuild(spark, config).run("silver.shop_public_orders", System.out);
+    assertThat(rows(spark, lake + ".silver.shop_public_orders", "id, name, qty, _is_deleted"))
+        .containsExactly("2|second|2|false", "3|third|3|false");
   }
 
   @Test
