@@ -16,6 +16,9 @@ public record CatalogConfig(
     String name, CatalogType type, String warehouse, String deltaWarehouse, Map<String, String> properties) {
 
   static final Set<String> KEYS = Set.of("name", "type", "warehouse", "delta-warehouse", "properties");
+  /** Schemes of object stores, which have no atomic rename. */
+  private static final java.util.regex.Pattern OBJECT_STORE = java.util.regex.Pattern.compile(
+      "(s3|s3a|s3n|gs|abfs|abfss|wasb|wasbs|oss|cos|cosn|obs)://", java.util.regex.Pattern.CASE_INSENSITIVE);
 
   static CatalogConfig read(ConfigReader reader) {
     reader.rejectUnknownKeys(KEYS);
@@ -30,6 +33,13 @@ public record CatalogConfig(
     String warehouse = null;
     if (type == CatalogType.HADOOP || reader.has("warehouse")) {
       warehouse = reader.location("warehouse");
+    }
+    if (type == CatalogType.HADOOP && warehouse != null && OBJECT_STORE.matcher(warehouse).lookingAt()) {
+      reader.problem("warehouse", "is on an object store (" + warehouse.substring(0, warehouse.indexOf(':'))
+          + "://), where the hadoop catalog loses commits: it commits by renaming a metadata file, and object stores"
+          + " have no atomic rename, so two writers (streams, maintenance) can both succeed and one commit vanishes."
+          + " Use a catalog that commits atomically (type = rest, jdbc, glue or hive); the tables can stay on the"
+          + " object store");
     }
     String deltaWarehouse = reader.optionalLocation("delta-warehouse")
         .orElse(warehouse == null ? null : warehouse + "/_delta");

@@ -48,7 +48,7 @@ class LocalFoldersTest {
 
   @Test
   void otherFileSystemsAreLeftToTheirClients() {
-    assertThatCode(() -> LocalFolders.check(config("s3a://bucket/warehouse", "hdfs://nn/checkpoints")))
+    assertThatCode(() -> LocalFolders.check(config("hdfs://nn/warehouse", "s3a://bucket/checkpoints")))
         .doesNotThrowAnyException();
   }
 }

@@ -97,6 +97,14 @@ class TributaryConfigTest {
   void rejectsAHadoopCatalogWithoutWarehouse() {
     assertRejected(VALID.replace("catalog { warehouse = \"/tmp/wh\" }", ""),
         "tributary.catalog.warehouse: is missing");
+    assertRejected(VALID.replace("catalog { warehouse = \"/tmp/wh\" }", "catalog { warehouse = \"s3a://lake/wh\" }"),
+        "tributary.catalog.warehouse: is on an object store (s3a://), where the hadoop catalog loses commits: it"
+            + " commits by renaming a metadata file, and object stores have no atomic rename, so two writers (streams,"
+            + " maintenance) can both succeed and one commit vanishes. Use a catalog that commits atomically (type ="
+            + " rest, jdbc, glue or hive); the tables can stay on the object store");
+    // Another catalog keeps its warehouse on the object store.
+    assertThat(parse(VALID.replace("catalog { warehouse = \"/tmp/wh\" }",
+        "catalog { type = jdbc, warehouse = \"s3a://lake/wh\" }")).catalog().warehouse()).isEqualTo("s3a://lake/wh");
   }
 
   @Test
