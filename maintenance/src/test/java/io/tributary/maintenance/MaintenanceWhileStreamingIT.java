@@ -9,6 +9,7 @@ import io.tributary.common.testing.SharedSpark;
 import io.tributary.localstack.GeneratedRecord;
 import io.tributary.localstack.GeneratorOptions;
 import io.tributary.localstack.LocalKafkaBroker;
+import io.tributary.localstack.LocalPostgres;
 import io.tributary.localstack.ShopEventGenerator;
 import io.tributary.localstack.testing.SharedKafka;
 import io.tributary.silver.ShopReference;
@@ -36,7 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Maintenance while bronze and silver stream: the shop stream arrives in two parts while both jobs run
  * continuously and maintenance runs aggressively (every partition eligible, snapshots expired as soon as the streams
- * allow). No stream fails, bronze holds every Kafka record exactly once, and silver equals the reference.
+ * allow), all committing through the Iceberg JDBC catalog on PostgreSQL. No stream fails, bronze holds every Kafka
+ * record exactly once, and silver equals the reference.
  */
 @ExtendWith({SharedSpark.class, SharedKafka.class})
 class MaintenanceWhileStreamingIT {
@@ -44,14 +46,25 @@ class MaintenanceWhileStreamingIT {
   @Test
   void maintenanceNextToRunningStreamsLosesNothingAndStopsNoStream(SparkSession spark, LocalKafkaBroker broker,
       @TempDir Path dir) throws Exception {
+    try (LocalPostgres postgres = LocalPostgres.start()) {
+      maintainNextToStreams(spark, broker, dir, postgres);
+    }
+  }
+
+  private static void maintainNextToStreams(SparkSession spark, LocalKafkaBroker broker, Path dir,
+      LocalPostgres postgres) throws Exception {
     BronzeFixture fixture = new BronzeFixture(broker, dir);
     fixture.createTopics(2, "customers", "orders");
     List<GeneratedRecord> generated = new ArrayList<>();
     // Recent event times: Kafka's retention (7 days) counts from the record timestamps.
     ShopEventGenerator.records(new GeneratorOptions(400, 400, 80, 0.3, 0.03, 0.0, false,
         Instant.now().minus(Duration.ofHours(3)), Duration.ofHours(2), 29)).forEachRemaining(generated::add);
+    // The Iceberg JDBC catalog on PostgreSQL, as a production deployment may use: every commit of the streams and of
+    // maintenance goes through its atomic swap of the metadata location.
     TributaryConfig config = fixture.config(Map.of("customers", "customers", "orders", "orders"),
-        "tributary.bronze.defaults { max-offsets-per-trigger = 100, trigger = \"300 ms\" }\n"
+        "tributary.catalog { type = jdbc, properties { uri = \"" + postgres.jdbcUrl("postgres") + "\","
+            + " \"jdbc.user\" = postgres } }\n"
+            + "tributary.bronze.defaults { max-offsets-per-trigger = 100, trigger = \"300 ms\" }\n"
             + SilverMergeIT.entities("", 150) + "\ntributary.silver.defaults.trigger = \"300 ms\"\n"
             + "tributary.maintenance.defaults { min-input-files = 2, snapshot-retention = 1 ms, retain-last = 3 }\n"
             + "tributary.maintenance.bronze.quiet-for = 0s");
@@ -65,10 +78,17 @@ class MaintenanceWhileStreamingIT {
 
     try {
       streamWhileMaintaining(spark, fixture, config, generated, silver, silverFailure);
-    } finally {
-      bronze.stop(); // stops every active query, silver's too
-      silver.join(60_000);
+    } catch (Throwable failure) {
+      try {
+        bronze.stop();
+        silver.join(60_000);
+      } catch (Throwable stopping) {
+        failure.addSuppressed(stopping); // the first failure is the one to read
+      }
+      throw failure;
     }
+    bronze.stop(); // stops every active query, silver's too
+    silver.join(60_000);
     assertThat(silverFailure.get()).as("silver failed").isNull();
 
     for (String topic : List.of("customers", "orders")) {

@@ -66,7 +66,13 @@ public final class LakehouseSession {
     settings.put(prefix, "org.apache.iceberg.spark.SparkCatalog");
     switch (catalog.type()) {
       case HADOOP, HIVE, REST -> settings.put(prefix + ".type", catalog.type().name().toLowerCase(java.util.Locale.ROOT));
-      case JDBC -> settings.put(prefix + ".catalog-impl", "org.apache.iceberg.jdbc.JdbcCatalog");
+      case JDBC -> {
+        settings.put(prefix + ".catalog-impl", "org.apache.iceberg.jdbc.JdbcCatalog");
+        // Without view support (the V0 layout of its tables), the JDBC catalog throws on every name that is not a
+        // table, since Spark then looks for a view: a table not created yet fails instead of reading as absent. V1
+        // adds one column to its table, migrating an existing catalog in place.
+        settings.put(prefix + ".jdbc.schema-version", "V1");
+      }
       case GLUE -> settings.put(prefix + ".catalog-impl", "org.apache.iceberg.aws.glue.GlueCatalog");
     }
     if (catalog.warehouse() != null) {
