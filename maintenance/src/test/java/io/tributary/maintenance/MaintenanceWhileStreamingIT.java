@@ -8,6 +8,7 @@ import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.testing.SharedSpark;
 import io.tributary.localstack.GeneratedRecord;
 import io.tributary.localstack.GeneratorOptions;
+import io.tributary.localstack.LocalIcebergRestCatalog;
 import io.tributary.localstack.LocalKafkaBroker;
 import io.tributary.localstack.LocalPostgres;
 import io.tributary.localstack.ShopEventGenerator;
@@ -30,40 +31,51 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.streaming.StreamingQuery;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Maintenance while bronze and silver stream: the shop stream arrives in two parts while both jobs run
  * continuously and maintenance runs aggressively (every partition eligible, snapshots expired as soon as the streams
- * allow), all committing through the Iceberg JDBC catalog on PostgreSQL. No stream fails, bronze holds every Kafka
+ * allow), all committing through a catalog with atomic commits (JDBC, REST). No stream fails, bronze holds every Kafka
  * record exactly once, and silver equals the reference.
  */
 @ExtendWith({SharedSpark.class, SharedKafka.class})
 class MaintenanceWhileStreamingIT {
 
-  @Test
-  void maintenanceNextToRunningStreamsLosesNothingAndStopsNoStream(SparkSession spark, LocalKafkaBroker broker,
-      @TempDir Path dir) throws Exception {
+  /**
+   * On the catalogs a production deployment uses, each committing atomically: Iceberg's JDBC catalog on PostgreSQL,
+   * and Iceberg's REST catalog server (its own JVM, its tables in PostgreSQL).
+   */
+  @ParameterizedTest(name = "{0} catalog")
+  @ValueSource(strings = {"jdbc", "rest"})
+  void maintenanceNextToRunningStreamsLosesNothingAndStopsNoStream(String catalog, SparkSession spark,
+      LocalKafkaBroker broker, @TempDir Path dir) throws Exception {
     try (LocalPostgres postgres = LocalPostgres.start()) {
-      maintainNextToStreams(spark, broker, dir, postgres);
+      if (catalog.equals("jdbc")) {
+        maintainNextToStreams(spark, broker, dir, "tributary.catalog { type = jdbc, properties { uri = \""
+            + postgres.jdbcUrl("postgres") + "\", \"jdbc.user\" = postgres } }\n");
+      } else {
+        try (LocalIcebergRestCatalog rest = LocalIcebergRestCatalog.start(dir.resolve("rest"),
+            postgres.jdbcUrl("postgres"), "postgres", dir.resolve("warehouse"))) {
+          maintainNextToStreams(spark, broker, dir, "tributary.catalog { type = rest, properties { uri = \""
+              + rest.uri() + "\" } }\n");
+        }
+      }
     }
   }
 
-  private static void maintainNextToStreams(SparkSession spark, LocalKafkaBroker broker, Path dir,
-      LocalPostgres postgres) throws Exception {
+  private static void maintainNextToStreams(SparkSession spark, LocalKafkaBroker broker, Path dir, String catalog)
+      throws Exception {
     BronzeFixture fixture = new BronzeFixture(broker, dir);
     fixture.createTopics(2, "customers", "orders");
     List<GeneratedRecord> generated = new ArrayList<>();
     // Recent event times: Kafka's retention (7 days) counts from the record timestamps.
     ShopEventGenerator.records(new GeneratorOptions(400, 400, 80, 0.3, 0.03, 0.0, false,
         Instant.now().minus(Duration.ofHours(3)), Duration.ofHours(2), 29)).forEachRemaining(generated::add);
-    // The Iceberg JDBC catalog on PostgreSQL, as a production deployment may use: every commit of the streams and of
-    // maintenance goes through its atomic swap of the metadata location.
-    TributaryConfig config = fixture.config(Map.of("customers", "customers", "orders", "orders"),
-        "tributary.catalog { type = jdbc, properties { uri = \"" + postgres.jdbcUrl("postgres") + "\","
-            + " \"jdbc.user\" = postgres } }\n"
+    TributaryConfig config = fixture.config(Map.of("customers", "customers", "orders", "orders"), catalog
             + "tributary.bronze.defaults { max-offsets-per-trigger = 100, trigger = \"300 ms\" }\n"
             + SilverMergeIT.entities("", 150) + "\ntributary.silver.defaults.trigger = \"300 ms\"\n"
             + "tributary.maintenance.defaults { min-input-files = 2, snapshot-retention = 1 ms, retain-last = 3 }\n"
