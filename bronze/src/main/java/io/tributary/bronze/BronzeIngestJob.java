@@ -64,13 +64,18 @@ public final class BronzeIngestJob {
     }
   }
 
+  /** The topics the sources name (patterns match only what the client may see, so they have none to check). */
+  static List<String> namedTopics(TributaryConfig config) {
+    return config.bronze().sourceList().stream().flatMap(source -> source.topics().stream()).distinct().toList();
+  }
+
   /**
    * Runs until every stream has caught up ({@code once}) or until the job is stopped. A stream that fails for a
    * retryable reason is restarted from its checkpoint (at most {@value #MAX_RESTARTS} times in a row); any other
    * failure stops all streams and is rethrown.
    */
   public void run(boolean once) {
-    KafkaReachability.check(config.kafka());
+    KafkaReachability.check(config.kafka(), namedTopics(config));
     LakehouseSession.registerCatalog(spark, config.catalog());
     StreamProgressLog.attachTo(spark);
     List<StreamSupervisor.Supervised> streams = new ArrayList<>();

@@ -32,7 +32,7 @@ public final class BronzeStatus {
    * {@value KafkaReachability#SECONDS} s when Kafka does not answer.
    */
   public static List<StreamState> of(TributaryConfig config, Configuration hadoop) {
-    KafkaReachability.check(config.kafka());
+    KafkaReachability.check(config.kafka(), BronzeIngestJob.namedTopics(config));
     List<StreamState> states = new ArrayList<>();
     try (KafkaConsumer<byte[], byte[]> consumer = SourcePartitions.consumer(config.kafka().clientProperties())) {
       Map<String, List<PartitionInfo>> topics = consumer.listTopics(Duration.ofSeconds(60));

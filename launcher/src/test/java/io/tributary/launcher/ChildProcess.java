@@ -97,6 +97,12 @@ final class ChildProcess {
 
   private static Process start(String classpath, List<String> properties, Path log, String... args)
       throws IOException {
+    return start(classpath, properties, java.util.Map.of(), log, args);
+  }
+
+  /** With a classpath, system properties ({@code -Dkey=value}) and environment variables of the caller's choice. */
+  static Process start(String classpath, List<String> properties, java.util.Map<String, String> environment,
+      Path log, String... args) throws IOException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(Arrays.asList(System.getProperty("test.jvm.flags", "").trim().split("\\s+")));
@@ -119,10 +125,11 @@ final class ChildProcess {
     command.add(Tributary.class.getName());
     command.addAll(Arrays.asList(args));
     Files.createDirectories(log.getParent());
-    Process process = new ProcessBuilder(command)
+    ProcessBuilder builder = new ProcessBuilder(command)
         .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-        .start();
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    builder.environment().putAll(environment);
+    Process process = builder.start();
     // A test JVM that is stopped (a timeout, a stopped build) takes its children with it: a silver job left running
     // keeps using a core and skews whatever runs next.
     Runtime.getRuntime().addShutdownHook(new Thread(process::destroyForcibly));

@@ -50,7 +50,8 @@ public final class LocalKafkaBroker {
    * Starts a broker whose data lives under {@code home} (formatted on first use) and waits until it serves
    * requests. The broker keeps running after this JVM exits; call {@link #stop()} to end it.
    *
-   * @param extraProperties broker settings on top of the defaults (e.g. a short retention check interval)
+   * @param extraProperties broker settings on top of the defaults (e.g. a short retention check interval); in a
+   *     value, {@code {port}} and {@code {controller-port}} stand for the broker's plaintext and controller ports
    */
   public static LocalKafkaBroker start(Path home, Map<String, String> extraProperties) {
     try {
@@ -280,7 +281,9 @@ public final class LocalKafkaBroker {
     // Room for large raw records (bronze keeps values of several MB byte for byte).
     settings.put("message.max.bytes", String.valueOf(16 * 1024 * 1024));
     settings.put("auto.create.topics.enable", "false");
-    settings.putAll(extra);
+    // An extra setting may name the broker's own ports, e.g. listeners with a secured listener added.
+    extra.forEach((key, value) -> settings.put(key, value.replace("{port}", Integer.toString(port))
+        .replace("{controller-port}", Integer.toString(controllerPort))));
     StringBuilder text = new StringBuilder("# Written by Tributary's local stack on each start.\n");
     settings.forEach((key, value) -> text.append(key).append('=').append(value).append('\n'));
     Path file = home.resolve("server.properties");

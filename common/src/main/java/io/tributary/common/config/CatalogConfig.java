@@ -45,4 +45,11 @@ public record CatalogConfig(
         .orElse(warehouse == null ? null : warehouse + "/_delta");
     return new CatalogConfig(name, type, warehouse, deltaWarehouse, Map.copyOf(reader.stringMap("properties")));
   }
+
+  /** With every secret (a credential, a key) hidden: a config is printed in errors and logs. */
+  @Override
+  public String toString() {
+    return "CatalogConfig[name=" + name + ", type=" + type + ", warehouse=" + warehouse + ", deltaWarehouse="
+        + deltaWarehouse + ", properties=" + Secrets.hidden(properties) + "]";
+  }
 }

@@ -33,6 +33,12 @@ public record KafkaConfig(String bootstrapServers, Map<String, String> options) 
     return new KafkaConfig(servers, Map.copyOf(options));
   }
 
+  /** With every secret's value hidden: a config is printed in errors and logs. */
+  @Override
+  public String toString() {
+    return "KafkaConfig[bootstrapServers=" + bootstrapServers + ", options=" + Secrets.hidden(options) + "]";
+  }
+
   /** Properties for a plain Kafka client (admin, consumer, producer). */
   public Map<String, Object> clientProperties() {
     Map<String, Object> properties = new LinkedHashMap<>(options);

@@ -43,6 +43,15 @@ public record TributaryConfig(
     MaintenanceConfig maintenance,
     SchemaRegistryConfig schemaRegistry) {
 
+  /** With every secret hidden (Kafka's JAAS line, catalog credentials, keys among the Spark settings). */
+  @Override
+  public String toString() {
+    return "TributaryConfig[appName=" + appName + ", catalog=" + catalog + ", kafka=" + kafka
+        + ", checkpointLocation=" + checkpointLocation + ", spark=" + Secrets.hidden(spark) + ", bronze=" + bronze
+        + ", silver=" + silver + ", gold=" + gold + ", maintenance=" + maintenance + ", schemaRegistry="
+        + schemaRegistry + "]";
+  }
+
   static final String ROOT = "tributary";
   static final Set<String> KEYS =
       Set.of("app-name", "catalog", "kafka", "checkpoint-location", "spark", "bronze", "silver", "gold",

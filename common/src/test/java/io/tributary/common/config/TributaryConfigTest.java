@@ -435,6 +435,25 @@ class TributaryConfigTest {
   }
 
   @Test
+  void printsTheConfigWithoutItsSecrets() {
+    TributaryConfig secured = parse(with("tributary.kafka.options {\n"
+        + "  \"security.protocol\" = SASL_SSL\n"
+        + "  \"sasl.jaas.config\" = \"org.apache.kafka.common.security.scram.ScramLoginModule required"
+        + " username=\\\"bronze\\\" password=\\\"jaas-pw-41\\\";\"\n"
+        + "  \"ssl.truststore.password\" = trust-pw-42\n"
+        + "  \"ssl.key.password\" = key-pw-43\n"
+        + "  \"ssl.keystore.key\" = pem-44\n"
+        + "}\n"
+        + "tributary.spark { \"spark.hadoop.fs.s3a.secret.key\" = s3-pw-45 }\n"
+        + "tributary.catalog.properties { credential = \"client:cred-pw-46\", \"s3.endpoint\" = \"http://s3\" }"));
+    assertThat(secured.kafka().clientProperties()).containsEntry("ssl.truststore.password", "trust-pw-42");
+    assertThat(secured.kafka().toString()).contains("security.protocol=SASL_SSL", "sasl.jaas.config=***")
+        .doesNotContain("jaas-pw-41", "trust-pw-42", "key-pw-43", "pem-44");
+    assertThat(secured.toString()).contains("s3.endpoint=http://s3")
+        .doesNotContain("jaas-pw-41", "trust-pw-42", "key-pw-43", "pem-44", "s3-pw-45", "cred-pw-46");
+  }
+
+  @Test
   void namesTheSilverSettingsThatContradictEachOther() {
     String people = "tributary.silver.entities.people { source = bronze.people, table = silver.people,"
         + " key = [id], schema = \"id BIGINT\", ";
