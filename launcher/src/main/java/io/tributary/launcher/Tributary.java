@@ -43,10 +43,16 @@ public final class Tributary {
     }
   }
 
+  /**
+   * Returns normally when the command succeeded, as a cluster manager expects of an application's main (YARN records
+   * an application whose main calls {@code System.exit} as failed). A failure ends the JVM with its exit code in a
+   * local run and under spark-submit's client mode, where the caller (Airflow, a shell) reads that code; in a driver
+   * that a cluster manager started (cluster deploy mode) it throws instead, so that the manager records the
+   * application as failed with the reason.
+   */
   public static void main(String[] args) {
     int code = new Tributary().run(Arrays.asList(args));
-    // Spark and Kafka leave non-daemon threads behind; the exit code is what the caller (Airflow) checks.
-    System.exit(code);
+    DriverExit.finish(code);
   }
 
   int run(List<String> args) {
