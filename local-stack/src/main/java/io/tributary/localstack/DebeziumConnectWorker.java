@@ -1,7 +1,6 @@
 package io.tributary.localstack;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -9,7 +8,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,7 +15,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A Kafka Connect worker (standalone mode) running Debezium connectors, in a JVM of its own whose classpath comes
@@ -131,12 +128,7 @@ public final class DebeziumConnectWorker implements AutoCloseable {
       if (status.split("\"state\":\"RUNNING\"", -1).length - 1 >= 2 * connectors.size()) {
         return;
       }
-      try {
-        Thread.sleep(500);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while waiting for the connector", e);
-      }
+      ServerProcesses.pause(500, "the connector");
     }
     close();
     throw new IllegalStateException("The connectors did not run within " + START_TIMEOUT.toSeconds() + " s: "
@@ -150,14 +142,7 @@ public final class DebeziumConnectWorker implements AutoCloseable {
 
   @Override
   public void close() {
-    process.destroy();
-    try {
-      if (!process.waitFor(30, TimeUnit.SECONDS)) {
-        process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    ServerProcesses.stop(process);
   }
 
   private static Path write(Path file, Map<String, String> settings) throws IOException {
@@ -167,13 +152,6 @@ public final class DebeziumConnectWorker implements AutoCloseable {
   }
 
   private static String classpath() {
-    try (InputStream in = DebeziumConnectWorker.class.getResourceAsStream(CLASSPATH_RESOURCE)) {
-      if (in == null) {
-        throw new IllegalStateException("Missing " + CLASSPATH_RESOURCE + ": build the project with Maven first");
-      }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return ServerProcesses.classpath(CLASSPATH_RESOURCE);
   }
 }

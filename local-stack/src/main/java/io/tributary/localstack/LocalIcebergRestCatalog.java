@@ -1,7 +1,6 @@
 package io.tributary.localstack;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -9,13 +8,11 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Apache Iceberg's REST catalog server ({@code org.apache.iceberg.rest.RESTCatalogServer}, the server of Iceberg's
@@ -97,12 +94,7 @@ public final class LocalIcebergRestCatalog implements AutoCloseable {
         Thread.currentThread().interrupt();
         throw new IllegalStateException("interrupted while waiting for the REST catalog server", e);
       }
-      try {
-        Thread.sleep(300);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while waiting for the REST catalog server", e);
-      }
+      ServerProcesses.pause(300, "the REST catalog server");
     }
     close();
     throw new IllegalStateException("The Iceberg REST catalog server did not answer within "
@@ -116,24 +108,10 @@ public final class LocalIcebergRestCatalog implements AutoCloseable {
 
   @Override
   public void close() {
-    process.destroy();
-    try {
-      if (!process.waitFor(30, TimeUnit.SECONDS)) {
-        process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    ServerProcesses.stop(process);
   }
 
   private static String classpath() {
-    try (InputStream in = LocalIcebergRestCatalog.class.getResourceAsStream(CLASSPATH_RESOURCE)) {
-      if (in == null) {
-        throw new IllegalStateException("Missing " + CLASSPATH_RESOURCE + ": build the project with Maven first");
-      }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return ServerProcesses.classpath(CLASSPATH_RESOURCE);
   }
 }

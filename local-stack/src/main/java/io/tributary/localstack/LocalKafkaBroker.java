@@ -1,7 +1,6 @@
 package io.tributary.localstack;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -203,14 +202,7 @@ public final class LocalKafkaBroker {
   }
 
   static String brokerClasspath() {
-    try (InputStream in = LocalKafkaBroker.class.getResourceAsStream(CLASSPATH_RESOURCE)) {
-      if (in == null) {
-        throw new IllegalStateException("Missing " + CLASSPATH_RESOURCE + ": build the project with Maven first");
-      }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return ServerProcesses.classpath(CLASSPATH_RESOURCE);
   }
 
   private static void format(Path home, Path properties, Path log4j) throws IOException {
@@ -366,11 +358,6 @@ public final class LocalKafkaBroker {
   }
 
   private static void sleepQuietly(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("Interrupted while waiting for the Kafka broker", e);
-    }
+    ServerProcesses.pause(millis, "the Kafka broker");
   }
 }

@@ -1,18 +1,15 @@
 package io.tributary.localstack;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * An S3 endpoint on this machine: S3Proxy ({@code org.gaul.s3proxy.Main}) in a JVM of its own, on a free 127.0.0.1
@@ -116,14 +113,7 @@ public final class LocalS3 implements AutoCloseable {
 
   @Override
   public void close() {
-    process.destroy();
-    try {
-      if (!process.waitFor(30, TimeUnit.SECONDS)) {
-        process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    ServerProcesses.stop(process);
   }
 
   private void awaitListening() {
@@ -137,12 +127,7 @@ public final class LocalS3 implements AutoCloseable {
         socket.connect(new InetSocketAddress("127.0.0.1", port), 500);
         return;
       } catch (IOException notYet) {
-        try {
-          Thread.sleep(200);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new IllegalStateException("interrupted while waiting for the S3 endpoint", e);
-        }
+        ServerProcesses.pause(200, "the S3 endpoint");
       }
     }
     close();
@@ -151,13 +136,6 @@ public final class LocalS3 implements AutoCloseable {
   }
 
   private static String classpath() {
-    try (InputStream in = LocalS3.class.getResourceAsStream(CLASSPATH_RESOURCE)) {
-      if (in == null) {
-        throw new IllegalStateException("Missing " + CLASSPATH_RESOURCE + ": build the project with Maven first");
-      }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return ServerProcesses.classpath(CLASSPATH_RESOURCE);
   }
 }

@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -140,15 +139,7 @@ public final class LocalSparkCluster implements AutoCloseable {
   public void close() {
     // Workers first, so that they end their executors and drivers before the master goes.
     for (int i = processes.size() - 1; i >= 0; i--) {
-      Process process = processes.get(i);
-      process.destroy();
-      try {
-        if (!process.waitFor(30, TimeUnit.SECONDS)) {
-          process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+      ServerProcesses.stop(processes.get(i));
     }
   }
 
@@ -221,12 +212,7 @@ public final class LocalSparkCluster implements AutoCloseable {
         Thread.currentThread().interrupt();
         throw new IllegalStateException("interrupted while waiting for the Spark cluster", e);
       }
-      try {
-        Thread.sleep(300);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while waiting for the Spark cluster", e);
-      }
+      ServerProcesses.pause(300, "the Spark cluster");
     }
     throw new IllegalStateException("The Spark cluster's " + workers + " workers did not register within "
         + START_TIMEOUT.toSeconds() + " s:\n" + logTails());
