@@ -5,7 +5,6 @@ import io.tributary.common.lakehouse.DependencyUnavailableException;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -29,13 +28,10 @@ final class KafkaReachability {
 
   private KafkaReachability() {}
 
-  static void check(KafkaConfig kafka) {
-    check(kafka, List.of());
-  }
-
   /**
-   * Also checks that the client may read each of {@code topics} (those that exist): without the ACLs, Spark's source
-   * would fail the stream deep inside a batch, or retry; this names the topics and what to grant.
+   * Checks that the brokers answer and that the client may read each of {@code topics} (those that exist): without
+   * the ACLs, Spark's source would fail the stream deep inside a batch, or retry; this names the topics and what to
+   * grant.
    */
   static void check(KafkaConfig kafka, Collection<String> topics) {
     Map<String, Object> properties = new HashMap<>(kafka.clientProperties());
