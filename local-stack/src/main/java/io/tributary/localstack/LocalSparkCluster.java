@@ -30,6 +30,8 @@ import java.util.regex.Pattern;
 public final class LocalSparkCluster implements AutoCloseable {
   private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
   private static final Pattern ALIVE_WORKERS = Pattern.compile("\"aliveworkers\"\\s*:\\s*(\\d+)");
+  /** The states after which a driver the cluster ran does not change any more. */
+  private static final Set<String> DRIVER_ENDED = Set.of("FINISHED", "FAILED", "KILLED", "ERROR");
 
   /** How many workers, and what each offers to applications. */
   public record Shape(int workers, int coresPerWorker, String memoryPerWorker) {}
@@ -111,6 +113,49 @@ public final class LocalSparkCluster implements AutoCloseable {
   }
 
   /**
+   * Waits until the driver that a cluster deploy mode submission started has ended, asking the master every 300 ms
+   * (spark-submit's own wait asks every 10 s), and returns its last state: FINISHED, FAILED, KILLED or ERROR.
+   */
+  public String awaitDriver(String driverId, Duration timeout) {
+    // A driver's entry in the master's JSON: its id, then its start time and state.
+    Pattern driver = Pattern.compile("\"id\"\\s*:\\s*\"" + Pattern.quote(driverId) + "\"");
+    Pattern state = Pattern.compile("\"state\"\\s*:\\s*\"(\\w+)\"");
+    long deadline = System.nanoTime() + timeout.toNanos();
+    String last = "not known to the master";
+    while (System.nanoTime() < deadline) {
+      String master = masterState();
+      Matcher found = driver.matcher(master);
+      if (found.find()) {
+        Matcher driverState = state.matcher(master);
+        if (driverState.find(found.end())) {
+          last = driverState.group(1);
+          if (DRIVER_ENDED.contains(last)) {
+            return last;
+          }
+        }
+      }
+      ServerProcesses.pause(300, "driver " + driverId);
+    }
+    throw new IllegalStateException("Driver " + driverId + " did not end within " + timeout.toSeconds() + " s (state: "
+        + last + "):\n" + logTails());
+  }
+
+  /** The master's state as JSON, or an empty text while the master does not answer. */
+  private String masterState() {
+    try {
+      HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+          URI.create("http://127.0.0.1:" + masterUiPort + "/json/")).timeout(Duration.ofSeconds(5)).build(),
+          HttpResponse.BodyHandlers.ofString());
+      return response.statusCode() == 200 ? response.body() : "";
+    } catch (IOException e) {
+      return "";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while asking the Spark master", e);
+    }
+  }
+
+  /**
    * The folder a worker gave a driver it ran in cluster deploy mode (its {@code stdout} and {@code stderr} are
    * there), if any worker ran it.
    */
@@ -189,8 +234,6 @@ public final class LocalSparkCluster implements AutoCloseable {
   }
 
   private void awaitWorkers(int workers) {
-    HttpClient client = HttpClient.newHttpClient();
-    URI status = URI.create("http://127.0.0.1:" + masterUiPort + "/json/");
     long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
     while (System.nanoTime() < deadline) {
       for (Process process : processes) {
@@ -199,18 +242,9 @@ public final class LocalSparkCluster implements AutoCloseable {
               + logTails());
         }
       }
-      try {
-        HttpResponse<String> response = client.send(HttpRequest.newBuilder(status).timeout(Duration.ofSeconds(5))
-            .build(), HttpResponse.BodyHandlers.ofString());
-        Matcher alive = ALIVE_WORKERS.matcher(response.body());
-        if (response.statusCode() == 200 && alive.find() && Integer.parseInt(alive.group(1)) >= workers) {
-          return;
-        }
-      } catch (IOException e) {
-        // the master is not listening yet
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while waiting for the Spark cluster", e);
+      Matcher alive = ALIVE_WORKERS.matcher(masterState());
+      if (alive.find() && Integer.parseInt(alive.group(1)) >= workers) {
+        return;
       }
       ServerProcesses.pause(300, "the Spark cluster");
     }

@@ -41,12 +41,14 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The shaded jar under {@code spark-submit} on a Spark standalone cluster (a master and two workers, each a JVM of its
  * own; executors, and in cluster deploy mode the driver, in JVMs the workers start), in client and in cluster deploy
  * mode: bronze, silver and gold on the demo's events in both modes, maintain and a rebuild in cluster mode, with the
- * tables equal to what a local run of the same jar makes; and a failed run and a bad command line reported as such in both modes. The cluster-mode
+ * tables equal to what a local run of the same commands makes (in the test's own JVM); and a failed run and a bad
+ * command line reported as such in both modes. The cluster-mode
  * run is a production layout: Iceberg's JDBC catalog on PostgreSQL, table files on S3 through Iceberg's
  * {@code S3FileIO}, checkpoints on S3 through Hadoop's S3A (an S3 endpoint from S3Proxy), and the S3 client and JDBC
  * driver jars added with {@code --jars}; its maintenance removes an orphan file from S3. One cluster, one S3
@@ -54,7 +56,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @ExtendWith({SharedSpark.class, SharedKafka.class})
-class SparkClusterIT {
+class ClusterDeployModesIT {
   /** The demo's events at a fixed time, so that the gold interval is known. */
   private static final Instant NOW = Instant.parse("2026-11-20T00:00:00Z");
   /** Topic names of this test's own, on the broker the test JVM shares. */
@@ -62,12 +64,15 @@ class SparkClusterIT {
   private static final String BUCKET = "lake";
   /** The S3 lakehouse's catalog, named apart from the local ones so that the test's session can read it too. */
   private static final String S3_CATALOG = "s3lake";
+  /** The local reference run's catalog, named apart from any other test's in this JVM. */
+  private static final String LOCAL_CATALOG = "cluster_it_local";
   private static final List<String> TABLES = List.of("bronze.orders", "bronze.customers", "silver.orders",
       "silver.customers", "silver.customer_history", "gold.daily_revenue", "gold.customer_lifetime_value",
       "gold.country_value", "gold.orders_by_status");
   /** Columns that record when or in which run a row was written, which two runs never share. */
   private static final List<String> RUN_COLUMNS = List.of("ingested_at", "_updated_at", "quarantined_at");
 
+  /** Everything the test makes on disk: the cluster's layout and work folders, S3's bucket, the lakehouses. */
   private Path home;
   private LocalSparkCluster cluster;
   private Path jar;
@@ -76,8 +81,8 @@ class SparkClusterIT {
   private LocalS3 s3;
 
   @BeforeAll
-  void startTheClusterAndProduceTheDemoEvents(LocalKafkaBroker broker) throws Exception {
-    home = Files.createTempDirectory("tributary-cluster-it-");
+  void startTheClusterAndProduceTheDemoEvents(LocalKafkaBroker broker, @TempDir Path folder) throws Exception {
+    home = folder;
     Path target = Path.of("target").toAbsolutePath();
     jar = target.resolve("tributary-" + System.getProperty("project.version", "0.1.0-SNAPSHOT") + ".jar");
     assertThat(jar).exists();
@@ -114,8 +119,11 @@ class SparkClusterIT {
 
   @Test
   void clientAndClusterDeployModesBuildWhatALocalRunBuilds(SparkSession spark) throws Exception {
-    Path local = lakehouse("local");
+    // The reference: the same commands run locally, in this test's JVM and session, into a catalog of its own.
     // Maintenance and a rebuild change files, not rows: the reference needs only the commands that make rows.
+    Path local = lakehouse("local");
+    Files.writeString(local.resolve("lakehouse.conf"), Files.readString(local.resolve("lakehouse.conf"))
+        + "tributary.catalog.name = " + LOCAL_CATALOG + "\n");
     for (List<String> command : pipeline().subList(0, 3)) {
       runLocally(local, command);
     }
@@ -141,10 +149,9 @@ class SparkClusterIT {
     assertThat(s3.bucketFolder(BUCKET).resolve("cluster-mode/checkpoints")).isDirectory();
     TributaryConfig s3Config = TributaryConfig.load(clusterMode.resolve("lakehouse.conf"));
     LakehouseSession.registerCatalog(spark, s3Config.catalog());
-    String localCatalog = hadoopCatalog(spark, "cluster_it_local", local);
     String clientCatalog = hadoopCatalog(spark, "cluster_it_client", client);
     for (String table : TABLES) {
-      Dataset<Row> expected = withoutRunColumns(spark.table(localCatalog + "." + table));
+      Dataset<Row> expected = withoutRunColumns(spark.table(LOCAL_CATALOG + "." + table));
       assertThat(expected.count()).as(table).isPositive();
       assertSameRows(table + " (client mode)", expected, withoutRunColumns(spark.table(clientCatalog + "." + table)));
       assertSameRows(table + " (cluster mode, S3)", expected, withoutRunColumns(spark.table(S3_CATALOG + "." + table)));
@@ -246,14 +253,11 @@ class SparkClusterIT {
     return jars;
   }
 
-  private void runLocally(Path lake, List<String> command) throws Exception {
-    Path log = lake.resolve("local.log");
+  private static void runLocally(Path lake, List<String> command) {
     long start = System.nanoTime();
-    Process process = ChildProcess.start(jar + ":" + ShadedJarIT.sparkDistributionClasspath(Path.of("target")), log,
-        withConfig(lake, command).toArray(String[]::new));
-    assertThat(process.waitFor(5, TimeUnit.MINUTES)).as("%s ended in time", command).isTrue();
+    int code = new Tributary().run(withConfig(lake, command));
     report("local", command, start);
-    assertThat(process.exitValue()).as("%s:\n%s", command, ChildProcess.tail(log)).isZero();
+    assertThat(code).as("%s run locally", command).isZero();
   }
 
   private record ClientRun(int exitCode, String output) {}
@@ -273,8 +277,9 @@ class SparkClusterIT {
 
   private DriverRun submitInClusterMode(Path lake, List<String> command, List<Path> jars) throws Exception {
     Path log = lake.resolve("cluster-" + System.nanoTime() + ".log");
+    // spark-submit returns once the master has the driver; the test then asks the master how the driver ended.
     List<String> arguments = new ArrayList<>(List.of("--deploy-mode", "cluster",
-        "--conf", "spark.standalone.submit.waitAppCompletion=true",
+        "--conf", "spark.standalone.submit.waitAppCompletion=false",
         "--driver-java-options", String.join(" ", jvmFlags())));
     if (!jars.isEmpty()) {
       arguments.add("--jars");
@@ -283,19 +288,20 @@ class SparkClusterIT {
     arguments.addAll(applicationArguments(lake, command));
     long start = System.nanoTime();
     Process submit = cluster.submit(arguments, log);
-    assertThat(submit.waitFor(5, TimeUnit.MINUTES)).as("%s ended in time", command).isTrue();
-    report("cluster mode", command, start);
+    assertThat(submit.waitFor(2, TimeUnit.MINUTES)).as("spark-submit of %s returned", command).isTrue();
     String submitter = Files.readString(log);
-    Matcher ended = Pattern.compile("State of driver (driver-[0-9-]+) is (\\w+), exiting").matcher(submitter);
-    assertThat(ended.find()).as("spark-submit reported the driver's end:\n%s", submitter).isTrue();
-    Path driver = cluster.driverFolder(ended.group(1)).orElseThrow();
+    Matcher submitted = Pattern.compile("Driver successfully submitted as (driver-[0-9-]+)").matcher(submitter);
+    assertThat(submitted.find()).as("spark-submit submitted a driver:\n%s", submitter).isTrue();
+    String state = cluster.awaitDriver(submitted.group(1), Duration.ofMinutes(5));
+    report("cluster mode", command, start);
+    Path driver = cluster.driverFolder(submitted.group(1)).orElseThrow();
     String output = Files.readString(driver.resolve("stderr")) + Files.readString(driver.resolve("stdout"));
-    return new DriverRun(ended.group(2), output);
+    return new DriverRun(state, output);
   }
 
   /** One line per run, so that the test's log shows where its minutes go. */
   private static void report(String mode, List<String> command, long startNanos) {
-    System.out.printf("SparkClusterIT: %s %s took %.1f s%n", mode, String.join(" ", command),
+    System.out.printf("ClusterDeployModesIT: %s %s took %.1f s%n", mode, String.join(" ", command),
         (System.nanoTime() - startNanos) / 1e9);
   }
 
@@ -305,6 +311,7 @@ class SparkClusterIT {
         "--conf", "spark.cores.max=2", "--conf", "spark.executor.cores=2", "--conf", "spark.executor.memory=1g",
         "--driver-memory", "1g", "--conf", "spark.ui.enabled=false",
         "--conf", "spark.driver.host=127.0.0.1", "--conf", "spark.driver.bindAddress=127.0.0.1",
+        "--conf", "spark.executor.extraJavaOptions=" + String.join(" ", jvmFlags()),
         jar.toString()));
     arguments.addAll(withConfig(lake, command));
     return arguments;
@@ -335,8 +342,10 @@ class SparkClusterIT {
     assertThat(expected.exceptAll(actual).collectAsList()).as("%s: rows of a local run missing", what).isEmpty();
   }
 
+  /** Spark's flags for this Java and the test JVMs' tuning (C1 only), for every JVM of the cluster and its apps. */
   private static List<String> jvmFlags() {
-    return Arrays.stream(System.getProperty("test.jvm.flags", "").trim().split("\\s+"))
+    return Stream.of("test.jvm.flags", "test.jvm.tuning")
+        .flatMap(property -> Arrays.stream(System.getProperty(property, "").trim().split("\\s+")))
         .filter(flag -> !flag.isEmpty()).toList();
   }
 }
