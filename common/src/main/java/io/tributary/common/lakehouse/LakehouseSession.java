@@ -32,6 +32,9 @@ public final class LakehouseSession {
     settings.put("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog");
     // Kafka timestamps and day partitions must not depend on the driver's time zone.
     settings.put("spark.sql.session.timeZone", "UTC");
+    // Local paths without a chmod and a readlink process per file (see LocalDiskFileSystem).
+    settings.put("spark.hadoop.fs.file.impl", LocalDiskFileSystem.class.getName());
+    settings.put("spark.hadoop.fs.AbstractFileSystem.file.impl", LocalDiskFs.class.getName());
     if (!compilesHugeMethods()) {
       // HotSpot never compiles a method over 8,000 bytes of bytecode unless started with -XX:-DontCompileHugeMethods,
       // and silver's decode stage generates such a method: it ran interpreted, at half the speed. Without the flag,
