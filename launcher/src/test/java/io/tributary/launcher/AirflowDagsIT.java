@@ -2,6 +2,7 @@ package io.tributary.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tributary.localstack.SparkDistribution;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -22,8 +23,7 @@ class AirflowDagsIT {
   void everyDagPassesItsChecksAndTheJarAcceptsEverySubmittedCommand(@TempDir Path dir) throws Exception {
     Path repo = Path.of("..").toAbsolutePath().normalize();
     Path target = Path.of("target");
-    Path jar = target.resolve("tributary-" + System.getProperty("project.version", "0.1.0-SNAPSHOT") + ".jar");
-    assertThat(jar).exists();
+    Path jar = SparkDistribution.applicationJar(target);
     Process check = new ProcessBuilder("/usr/bin/python3", "-c", "import croniter").redirectErrorStream(true).start();
     assertThat(check.waitFor()).as("Debian's python3 with python3-croniter is needed for the DAG tests:"
         + " apt-get install python3 python3-croniter (.ci/run does)").isZero();
@@ -35,7 +35,7 @@ class AirflowDagsIT {
         .redirectOutput(log.toFile());
     Map<String, String> env = python.environment();
     env.put("TRIBUTARY_JAR", jar.toAbsolutePath().toString());
-    env.put("TRIBUTARY_CLASSPATH", jar.toAbsolutePath() + ":" + ShadedJarIT.sparkDistributionClasspath(target));
+    env.put("TRIBUTARY_CLASSPATH", jar.toAbsolutePath() + ":" + SparkDistribution.classpath(target));
     env.put("TRIBUTARY_CONFIG", repo.resolve("conf/application.conf").toString());
     env.put("TRIBUTARY_REPO", repo.toString());
     env.put("JAVA", Path.of(System.getProperty("java.home"), "bin", "java").toString());

@@ -16,6 +16,7 @@ import io.tributary.localstack.LocalS3;
 import io.tributary.localstack.LocalSparkCluster;
 import io.tributary.localstack.ShopEventGenerator;
 import io.tributary.localstack.ShopProducer;
+import io.tributary.localstack.SparkDistribution;
 import io.tributary.localstack.Topics;
 import io.tributary.localstack.testing.SharedKafka;
 import java.nio.file.Files;
@@ -84,11 +85,8 @@ class ClusterDeployModesIT {
   void startTheClusterAndProduceTheDemoEvents(LocalKafkaBroker broker, @TempDir Path folder) throws Exception {
     home = folder;
     Path target = Path.of("target").toAbsolutePath();
-    jar = target.resolve("tributary-" + System.getProperty("project.version", "0.1.0-SNAPSHOT") + ".jar");
-    assertThat(jar).exists();
-    List<Path> sparkJars = Stream.of(ShadedJarIT.sparkDistributionClasspath(target).split(":"))
-        .filter(entry -> entry.endsWith(".jar")).map(Path::of).toList();
-    cluster = LocalSparkCluster.start(home.resolve("cluster"), sparkJars, jvmFlags(),
+    jar = SparkDistribution.applicationJar(target);
+    cluster = LocalSparkCluster.start(home.resolve("cluster"), SparkDistribution.jars(target), jvmFlags(),
         new LocalSparkCluster.Shape(2, 2, "3g"));
     bootstrapServers = broker.bootstrapServers();
     postgres = LocalPostgres.start();

@@ -8,6 +8,7 @@ import io.tributary.bronze.BronzeIngestIT;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.testing.SharedSpark;
 import io.tributary.localstack.LocalKafkaBroker;
+import io.tributary.localstack.SparkDistribution;
 import io.tributary.localstack.testing.SharedKafka;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,30 +28,12 @@ import org.junit.jupiter.api.io.TempDir;
 @ExtendWith({SharedSpark.class, SharedKafka.class})
 class ShadedJarIT {
 
-  /** Jars the shade plugin puts into the jar; everything else on the local classpath is what Spark ships. */
-  private static final List<String> SHADED = List.of("/io/tributary/", "/tributary-", "/org/apache/iceberg/",
-      "/io/delta/", "/io/unitycatalog/", "/spark-sql-kafka-0-10_", "/spark-token-provider-kafka-0-10_",
-      "/kafka-clients/", "/commons-pool2/", "/jackson-datatype-jdk8/", "/com/typesafe/config/");
-
-  static String sparkDistributionClasspath(Path target) throws Exception {
-    String runtime = Files.readString(target.resolve("local-runtime.classpath")).trim();
-    String provided = Files.readString(target.resolve("local-provided.classpath")).trim();
-    List<String> entries = new java.util.ArrayList<>(List.of(provided.split(":")));
-    for (String entry : runtime.split(":")) {
-      if (SHADED.stream().noneMatch(entry::contains)) {
-        entries.add(entry);
-      }
-    }
-    return String.join(":", entries);
-  }
-
   @Test
   void theShadedJarRunsBronzeWithOnlySparkBesideIt(SparkSession spark, LocalKafkaBroker broker, @TempDir Path dir)
       throws Exception {
     Path target = Path.of("target");
-    Path jar = target.resolve("tributary-" + System.getProperty("project.version", "0.1.0-SNAPSHOT") + ".jar");
-    assertThat(jar).exists();
-    String sparkOnly = sparkDistributionClasspath(target);
+    Path jar = SparkDistribution.applicationJar(target);
+    String sparkOnly = SparkDistribution.classpath(target);
 
     BronzeFixture fixture = new BronzeFixture(broker, dir);
     fixture.createTopics(2, "submitted");

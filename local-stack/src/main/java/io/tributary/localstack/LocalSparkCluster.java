@@ -98,10 +98,20 @@ public final class LocalSparkCluster implements AutoCloseable {
    * {@code bin/spark-submit} does), its output going to {@code log}.
    */
   public Process submit(List<String> arguments, Path log) throws IOException {
-    List<String> command = java(List.of("-Xmx1g"));
+    return submit(masterUrl(), arguments, log);
+  }
+
+  /**
+   * Starts {@code spark-submit --master <master> <arguments>} with this cluster's distribution; a {@code local[N]}
+   * master runs the same jar on the same Spark without the cluster, next to which a cluster's run is compared.
+   */
+  public Process submit(String master, List<String> arguments, Path log) throws IOException {
+    // As Spark's launcher does: in client mode and local mode the driver is this JVM, sized by --driver-memory.
+    int memory = arguments.indexOf("--driver-memory");
+    List<String> command = java(List.of("-Xmx" + (memory >= 0 ? arguments.get(memory + 1) : "1g")));
     command.add("org.apache.spark.deploy.SparkSubmit");
     command.add("--master");
-    command.add(masterUrl());
+    command.add(master);
     command.addAll(arguments);
     Files.createDirectories(log.getParent());
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
