@@ -26,7 +26,16 @@ public final class CatalogBenchmark {
 
   private record Catalog(String label, String name) {}
 
-  private record Figures(List<Long> commitNanos, List<Long> statementNanos, long retries) {}
+  /** What one catalog's measured commits gave: Iceberg's report of each, and each statement's wall time. */
+  private record Figures(List<CommitTimes.Sample> commits, List<Long> statementNanos) {
+    List<Long> commitNanos() {
+      return commits.stream().map(CommitTimes.Sample::nanos).toList();
+    }
+
+    long retries() {
+      return commits.stream().mapToLong(sample -> sample.attempts() - 1).sum();
+    }
+  }
 
   public static void main(String[] args) throws Exception {
     Arguments options = BenchmarkWorkspace.arguments("bench-catalogs", args, Set.of("commits"), """
@@ -58,18 +67,13 @@ public final class CatalogBenchmark {
         spark.sql("CREATE TABLE " + catalog.name() + ".bench.commits (id BIGINT, note STRING) USING iceberg");
         insert(spark, catalog, ROUND, 0);
         CommitTimes.take(catalog.name() + ".bench.commits");
-        figures.put(catalog, new Figures(new ArrayList<>(), new ArrayList<>(), 0));
+        figures.put(catalog, new Figures(new ArrayList<>(), new ArrayList<>()));
       }
       for (int round = 0; round < commits / ROUND; round++) {
         for (Catalog catalog : catalogs) {
           Figures so = figures.get(catalog);
           so.statementNanos().addAll(insert(spark, catalog, ROUND, (round + 1) * ROUND));
-          long retries = so.retries();
-          for (CommitTimes.Sample sample : CommitTimes.take(catalog.name() + ".bench.commits")) {
-            so.commitNanos().add(sample.nanos());
-            retries += sample.attempts() - 1;
-          }
-          figures.put(catalog, new Figures(so.commitNanos(), so.statementNanos(), retries));
+          so.commits().addAll(CommitTimes.take(catalog.name() + ".bench.commits"));
         }
         System.out.printf(Locale.ROOT, "round %d of %d done%n", round + 1, commits / ROUND);
       }

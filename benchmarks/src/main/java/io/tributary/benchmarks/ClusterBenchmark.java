@@ -166,10 +166,11 @@ public final class ClusterBenchmark {
     for (String table : SILVER_TABLES) {
       Dataset<Row> local = withoutRunColumns(spark.table(modes.get(0).catalog() + "." + table));
       Dataset<Row> other = withoutRunColumns(spark.table(modes.get(1).catalog() + "." + table));
+      long rows = local.count();
       long differ = local.exceptAll(other).count() + other.exceptAll(local).count();
-      if (differ != 0 || local.count() == 0) {
-        throw new IllegalStateException(table + ": " + differ + " rows differ between the runs (local has "
-            + local.count() + ")");
+      if (differ != 0 || rows == 0) {
+        throw new IllegalStateException(table + ": " + differ + " rows differ between the runs (local has " + rows
+            + ")");
       }
     }
     System.out.println("Checked: bronze holds every produced record in both runs, silver is the same in both");

@@ -19,6 +19,16 @@ import java.util.stream.Stream;
 final class ChildProcess {
   private ChildProcess() {}
 
+  /**
+   * What every JVM a test starts gets: Spark's flags for this Java and the test JVMs' tuning (C1 only), as the
+   * build passes them to the test JVM ({@code test.jvm.flags}, {@code test.jvm.tuning}).
+   */
+  static List<String> testJvmFlags() {
+    return Stream.of("test.jvm.flags", "test.jvm.tuning")
+        .flatMap(property -> Arrays.stream(System.getProperty(property, "").trim().split("\\s+")))
+        .filter(flag -> !flag.isEmpty()).toList();
+  }
+
   static Process start(Path log, String... args) throws IOException {
     return start(System.getProperty("java.class.path"), List.of(), log, args);
   }
@@ -105,8 +115,7 @@ final class ChildProcess {
       Path log, String... args) throws IOException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(Arrays.asList(System.getProperty("test.jvm.flags", "").trim().split("\\s+")));
-    command.addAll(Arrays.asList(System.getProperty("test.jvm.tuning", "").trim().split("\\s+")));
+    command.addAll(testJvmFlags());
     // A child lives a minute or two in 2 GB: the serial collector's pauses are short there, and it leaves both cores
     // to the work (BronzeCrashIT alone with C1 and the serial collector: 242 s to 215 s, CPU 356 s to 246 s).
     command.add("-XX:+UseSerialGC");

@@ -65,8 +65,6 @@ class ClusterDeployModesIT {
   private static final String BUCKET = "lake";
   /** The S3 lakehouse's catalog, named apart from the local ones so that the test's session can read it too. */
   private static final String S3_CATALOG = "s3lake";
-  /** The local reference run's catalog, named apart from any other test's in this JVM. */
-  private static final String LOCAL_CATALOG = "cluster_it_local";
   private static final List<String> TABLES = List.of("bronze.orders", "bronze.customers", "silver.orders",
       "silver.customers", "silver.customer_history", "gold.daily_revenue", "gold.customer_lifetime_value",
       "gold.country_value", "gold.orders_by_status");
@@ -86,7 +84,7 @@ class ClusterDeployModesIT {
     home = folder;
     Path target = Path.of("target").toAbsolutePath();
     jar = SparkDistribution.applicationJar(target);
-    cluster = LocalSparkCluster.start(home.resolve("cluster"), SparkDistribution.jars(target), jvmFlags(),
+    cluster = LocalSparkCluster.start(home.resolve("cluster"), SparkDistribution.jars(target), ChildProcess.testJvmFlags(),
         new LocalSparkCluster.Shape(2, 2, "3g"));
     bootstrapServers = broker.bootstrapServers();
     postgres = LocalPostgres.start();
@@ -120,8 +118,6 @@ class ClusterDeployModesIT {
     // The reference: the same commands run locally, in this test's JVM and session, into a catalog of its own.
     // Maintenance and a rebuild change files, not rows: the reference needs only the commands that make rows.
     Path local = lakehouse("local");
-    Files.writeString(local.resolve("lakehouse.conf"), Files.readString(local.resolve("lakehouse.conf"))
-        + "tributary.catalog.name = " + LOCAL_CATALOG + "\n");
     for (List<String> command : pipeline().subList(0, 3)) {
       runLocally(local, command);
     }
@@ -145,14 +141,14 @@ class ClusterDeployModesIT {
     }
     assertThat(orphan).doesNotExist();
     assertThat(s3.bucketFolder(BUCKET).resolve("cluster-mode/checkpoints")).isDirectory();
-    TributaryConfig s3Config = TributaryConfig.load(clusterMode.resolve("lakehouse.conf"));
-    LakehouseSession.registerCatalog(spark, s3Config.catalog());
-    String clientCatalog = hadoopCatalog(spark, "cluster_it_client", client);
+    String localCatalog = registerCatalog(spark, local);
+    String clientCatalog = registerCatalog(spark, client);
+    String s3Catalog = registerCatalog(spark, clusterMode);
     for (String table : TABLES) {
-      Dataset<Row> expected = withoutRunColumns(spark.table(LOCAL_CATALOG + "." + table));
+      Dataset<Row> expected = withoutRunColumns(spark.table(localCatalog + "." + table));
       assertThat(expected.count()).as(table).isPositive();
       assertSameRows(table + " (client mode)", expected, withoutRunColumns(spark.table(clientCatalog + "." + table)));
-      assertSameRows(table + " (cluster mode, S3)", expected, withoutRunColumns(spark.table(S3_CATALOG + "." + table)));
+      assertSameRows(table + " (cluster mode, S3)", expected, withoutRunColumns(spark.table(s3Catalog + "." + table)));
     }
   }
 
@@ -195,7 +191,8 @@ class ClusterDeployModesIT {
   }
 
   /**
-   * A lakehouse of its own (warehouse, checkpoints, config): the demo's config for its orders and customers (the
+   * A lakehouse of its own (warehouse, checkpoints, config, a catalog named {@code cluster_it_<name>} that the
+   * test's session can read beside the others): the demo's config for its orders and customers (the
    * inventory database is left out, which DemoIT and DatabaseIT cover, to keep the many cold JVMs here short), on
    * this test's topics.
    */
@@ -204,6 +201,7 @@ class ClusterDeployModesIT {
     Config demo = ConfigFactory.parseFile(Path.of("../conf/application.conf").toFile()).resolve()
         .withoutPath("tributary.bronze.sources.inventory").withoutPath("tributary.silver.databases");
     Files.writeString(lake.resolve("lakehouse.conf"), "tributary = " + demo.getObject("tributary").render(ConfigRenderOptions.concise()) + "\n"
+        + "tributary.catalog.name = cluster_it_" + name.replace('-', '_') + "\n"
         + "tributary.catalog.warehouse = \"" + lake.resolve("warehouse") + "\"\n"
         + "tributary.checkpoint-location = \"" + lake.resolve("checkpoints") + "\"\n"
         + "tributary.kafka.bootstrap-servers = \"" + bootstrapServers + "\"\n"
@@ -278,7 +276,7 @@ class ClusterDeployModesIT {
     // spark-submit returns once the master has the driver; the test then asks the master how the driver ended.
     List<String> arguments = new ArrayList<>(List.of("--deploy-mode", "cluster",
         "--conf", "spark.standalone.submit.waitAppCompletion=false",
-        "--driver-java-options", String.join(" ", jvmFlags())));
+        "--driver-java-options", String.join(" ", ChildProcess.testJvmFlags())));
     if (!jars.isEmpty()) {
       arguments.add("--jars");
       arguments.add(String.join(",", jars.stream().map(Path::toString).toList()));
@@ -309,7 +307,7 @@ class ClusterDeployModesIT {
         "--conf", "spark.cores.max=2", "--conf", "spark.executor.cores=2", "--conf", "spark.executor.memory=1g",
         "--driver-memory", "1g", "--conf", "spark.ui.enabled=false",
         "--conf", "spark.driver.host=127.0.0.1", "--conf", "spark.driver.bindAddress=127.0.0.1",
-        "--conf", "spark.executor.extraJavaOptions=" + String.join(" ", jvmFlags()),
+        "--conf", "spark.executor.extraJavaOptions=" + String.join(" ", ChildProcess.testJvmFlags()),
         jar.toString()));
     arguments.addAll(withConfig(lake, command));
     return arguments;
@@ -322,12 +320,11 @@ class ClusterDeployModesIT {
     return arguments;
   }
 
-  /** The warehouse of a lakehouse on local disk (the demo's Hadoop catalog) as a catalog of the test's session. */
-  private static String hadoopCatalog(SparkSession spark, String name, Path lake) {
-    spark.conf().set("spark.sql.catalog." + name, "org.apache.iceberg.spark.SparkCatalog");
-    spark.conf().set("spark.sql.catalog." + name + ".type", "hadoop");
-    spark.conf().set("spark.sql.catalog." + name + ".warehouse", lake.resolve("warehouse").toString());
-    return name;
+  /** A lakehouse's catalog, registered in the test's session under the name its config gives it. */
+  private static String registerCatalog(SparkSession spark, Path lake) {
+    TributaryConfig config = TributaryConfig.load(lake.resolve("lakehouse.conf"));
+    LakehouseSession.registerCatalog(spark, config.catalog());
+    return config.catalog().name();
   }
 
   private static Dataset<Row> withoutRunColumns(Dataset<Row> rows) {
@@ -340,10 +337,4 @@ class ClusterDeployModesIT {
     assertThat(expected.exceptAll(actual).collectAsList()).as("%s: rows of a local run missing", what).isEmpty();
   }
 
-  /** Spark's flags for this Java and the test JVMs' tuning (C1 only), for every JVM of the cluster and its apps. */
-  private static List<String> jvmFlags() {
-    return Stream.of("test.jvm.flags", "test.jvm.tuning")
-        .flatMap(property -> Arrays.stream(System.getProperty(property, "").trim().split("\\s+")))
-        .filter(flag -> !flag.isEmpty()).toList();
-  }
 }

@@ -113,8 +113,7 @@ final class Notebooks {
         classpath.add(Path.of(entry));
       }
     }
-    List<String> flags = new ArrayList<>(Arrays.asList(System.getProperty("test.jvm.flags", "").trim().split("\\s+")));
-    flags.addAll(Arrays.asList(System.getProperty("test.jvm.tuning", "").trim().split("\\s+")));
+    List<String> flags = new ArrayList<>(ChildProcess.testJvmFlags());
     flags.add("-Xmx2g");
     NotebookKernel.write(kernels, target.resolve("jupyter/rapaio-jupyter-kernel.jar"), classpath, flags,
         Path.of("../conf/log4j2.properties"), Path.of(".."));

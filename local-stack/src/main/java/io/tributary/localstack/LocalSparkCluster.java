@@ -42,6 +42,8 @@ public final class LocalSparkCluster implements AutoCloseable {
   private final int masterPort;
   private final int masterUiPort;
   private final List<Process> processes = new ArrayList<>();
+  /** Asks the master for its state (workers, drivers) while the cluster is starting and while a driver runs. */
+  private final HttpClient http = HttpClient.newHttpClient();
 
   private LocalSparkCluster(Path home, Path sparkHome, List<String> jvmFlags, int masterPort, int masterUiPort) {
     this.home = home;
@@ -153,7 +155,7 @@ public final class LocalSparkCluster implements AutoCloseable {
   /** The master's state as JSON, or an empty text while the master does not answer. */
   private String masterState() {
     try {
-      HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+      HttpResponse<String> response = http.send(HttpRequest.newBuilder(
           URI.create("http://127.0.0.1:" + masterUiPort + "/json/")).timeout(Duration.ofSeconds(5)).build(),
           HttpResponse.BodyHandlers.ofString());
       return response.statusCode() == 200 ? response.body() : "";

@@ -2,14 +2,11 @@ package io.tributary.common.lakehouse;
 
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.attribute.PosixFilePermission;
-import java.util.EnumSet;
-import java.util.Set;
+import java.nio.file.attribute.PosixFilePermissions;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.RawLocalFileSystem;
-import org.apache.hadoop.fs.permission.FsAction;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.io.nativeio.NativeIO;
 
@@ -31,11 +28,12 @@ public final class LocalDiskFileSystem extends LocalFileSystem {
   static final class Raw extends RawLocalFileSystem {
     @Override
     public void setPermission(Path path, FsPermission permission) throws IOException {
-      if (NativeIO.isAvailable()) {
+      // Java cannot set the sticky bit: a permission with it goes the way Hadoop goes.
+      if (NativeIO.isAvailable() || permission.getStickyBit()) {
         super.setPermission(path, permission);
         return;
       }
-      Files.setPosixFilePermissions(pathToFile(path).toPath(), posix(permission));
+      Files.setPosixFilePermissions(pathToFile(path).toPath(), PosixFilePermissions.fromString(permission.toString()));
     }
 
     @Override
@@ -45,30 +43,6 @@ public final class LocalDiskFileSystem extends LocalFileSystem {
         return super.getFileLinkStatus(path);
       }
       return getFileStatus(path);
-    }
-  }
-
-  static Set<PosixFilePermission> posix(FsPermission permission) {
-    Set<PosixFilePermission> set = EnumSet.noneOf(PosixFilePermission.class);
-    add(set, permission.getUserAction(), PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE,
-        PosixFilePermission.OWNER_EXECUTE);
-    add(set, permission.getGroupAction(), PosixFilePermission.GROUP_READ, PosixFilePermission.GROUP_WRITE,
-        PosixFilePermission.GROUP_EXECUTE);
-    add(set, permission.getOtherAction(), PosixFilePermission.OTHERS_READ, PosixFilePermission.OTHERS_WRITE,
-        PosixFilePermission.OTHERS_EXECUTE);
-    return set;
-  }
-
-  private static void add(Set<PosixFilePermission> set, FsAction action, PosixFilePermission read,
-      PosixFilePermission write, PosixFilePermission execute) {
-    if (action.implies(FsAction.READ)) {
-      set.add(read);
-    }
-    if (action.implies(FsAction.WRITE)) {
-      set.add(write);
-    }
-    if (action.implies(FsAction.EXECUTE)) {
-      set.add(execute);
     }
   }
 }
