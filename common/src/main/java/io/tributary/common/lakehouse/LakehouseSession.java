@@ -35,6 +35,12 @@ public final class LakehouseSession {
     // Local paths without a chmod and a readlink process per file (see LocalDiskFileSystem).
     settings.put("spark.hadoop.fs.file.impl", LocalDiskFileSystem.class.getName());
     settings.put("spark.hadoop.fs.AbstractFileSystem.file.impl", LocalDiskFs.class.getName());
+    // Every streaming query runs in a clone of its session, and with artifact isolation on (Spark's default) each
+    // session's tasks get a class loader of their own on the executors. Spark caches generated code per class loader,
+    // so every query compiled every class again (about 40 Janino compiles per silver --once run, and per table
+    // session of a database stream), then ran them interpreted until the JIT caught up. Tributary adds no
+    // session artifacts (jars, files) to isolate.
+    settings.put("spark.sql.artifact.isolation.enabled", "false");
     if (!compilesHugeMethods()) {
       // HotSpot never compiles a method over 8,000 bytes of bytecode unless started with -XX:-DontCompileHugeMethods,
       // and silver's decode stage generates such a method: it ran interpreted, at half the speed. Without the flag,
