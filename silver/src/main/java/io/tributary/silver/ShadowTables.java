@@ -5,7 +5,9 @@ import io.tributary.common.lakehouse.SilverCheckpoints;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableUtil;
 import org.apache.spark.sql.SparkSession;
 
 /** The tables a rebuild builds beside the live one: laid out like it, with its properties as of a point in time. */
@@ -22,7 +24,8 @@ final class ShadowTables {
     all.put(SilverCheckpoints.PROPERTY, checkpoint);
     all.remove(SilverCheckpoints.SWITCHING);
     spark.sql("CREATE TABLE " + shadow + " USING iceberg PARTITIONED BY (" + partitioning(entity, liveTable) + ")"
-        + " TBLPROPERTIES (" + sqlProperties(all) + ") AS SELECT * FROM " + live + " VERSION AS OF " + snapshotId);
+        + " TBLPROPERTIES (" + sqlProperties(liveTable, all) + ") AS SELECT * FROM " + live + " VERSION AS OF "
+        + snapshotId);
   }
 
   /** The table's properties now, with Tributary's state (remembered truncates) as it was at {@code millis}. */
@@ -42,11 +45,15 @@ final class ShadowTables {
     return "bucket(" + entity.buckets() + ", `" + StreamShape.key(entity, table).get(0) + "`)";
   }
 
-  /** Table properties for SQL, without the ones Spark and Iceberg reserve (the owner, the format version). */
-  static String sqlProperties(Map<String, String> properties) {
-    return properties.entrySet().stream()
-        .filter(entry -> !entry.getKey().equals("owner") && !entry.getKey().equals("format-version"))
-        .map(entry -> quote(entry.getKey()) + " = " + quote(entry.getValue()))
+  /**
+   * Table properties for SQL that creates a table like {@code like}: its format version, and {@code properties}
+   * without the ones Spark and Iceberg reserve (the owner, the format version).
+   */
+  static String sqlProperties(Table like, Map<String, String> properties) {
+    return Stream.concat(Stream.of("'format-version' = '" + TableUtil.formatVersion(like) + "'"),
+        properties.entrySet().stream()
+            .filter(entry -> !entry.getKey().equals("owner") && !entry.getKey().equals("format-version"))
+            .map(entry -> quote(entry.getKey()) + " = " + quote(entry.getValue())))
         .collect(Collectors.joining(", "));
   }
 

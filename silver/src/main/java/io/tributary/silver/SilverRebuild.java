@@ -177,7 +177,7 @@ public final class SilverRebuild {
       summary.putAll(batchOf(files));
       String statement = "CREATE TABLE " + live + " USING iceberg PARTITIONED BY ("
           + ShadowTables.partitioning(entity, shadowTable) + ") TBLPROPERTIES ("
-          + ShadowTables.sqlProperties(properties) + ") AS SELECT * FROM " + shadow;
+          + ShadowTables.sqlProperties(shadowTable, properties) + ") AS SELECT * FROM " + shadow;
       CommitMetadata.withCommitProperties(summary, () -> spark.sql(statement), RuntimeException.class);
     }
     // The entity's quarantine rows, in one commit.

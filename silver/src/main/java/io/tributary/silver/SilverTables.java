@@ -41,7 +41,7 @@ final class SilverTables {
   static final String QUARANTINE_COLUMNS = "topic STRING, partition INT, offset BIGINT, kafka_timestamp TIMESTAMP,"
       + " key BINARY, value BINARY, entity STRING, stage STRING, reason STRING, quarantined_at TIMESTAMP";
 
-  private static final String PROPERTIES = "'format-version' = '2', 'write.merge.mode' = 'merge-on-read',"
+  private static final String PROPERTIES = "'write.merge.mode' = 'merge-on-read',"
       + " 'write.update.mode' = 'merge-on-read', 'write.delete.mode' = 'merge-on-read',"
       + " 'write.parquet.compression-codec' = 'zstd'";
 
@@ -75,7 +75,7 @@ final class SilverTables {
       }
       spark.sql("CREATE TABLE IF NOT EXISTS " + table + " (" + columns + ") USING iceberg PARTITIONED BY (bucket("
           + entity.buckets() + ", `" + shape.get().key().get(0).replace("`", "``") + "`)) TBLPROPERTIES ("
-          + PROPERTIES + ", '" + StreamShape.KEY_PROPERTY + "' = " + JsonFields.literal(StreamShape.keyProperty(
+          + "'format-version' = '" + entity.formatVersion() + "', " + PROPERTIES + ", '" + StreamShape.KEY_PROPERTY + "' = " + JsonFields.literal(StreamShape.keyProperty(
               shape.get().key()))
           // Maintenance commits next to the stream (compaction commits its file groups one by one).
           + ", 'commit.retry.num-retries' = '10')");
@@ -133,7 +133,7 @@ final class SilverTables {
     // Every entity's stream appends here, so commits meet each other: retry them longer than Iceberg's default 4.
     spark.sql("CREATE TABLE IF NOT EXISTS " + catalog + "." + quarantine + " (" + QUARANTINE_COLUMNS + ") USING iceberg"
         + " PARTITIONED BY (entity, days(quarantined_at))"
-        + " TBLPROPERTIES (" + PROPERTIES + ", 'commit.retry.num-retries' = '20')");
+        + " TBLPROPERTIES ('format-version' = '2', " + PROPERTIES + ", 'commit.retry.num-retries' = '20')");
   }
 
   private static void createNamespace(SparkSession spark, String catalog, TableName table) {

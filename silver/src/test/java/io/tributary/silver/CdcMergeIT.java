@@ -24,6 +24,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The merge itself, batch by batch, on hand-written Debezium changes: late changes never win, deletes are not
@@ -115,9 +117,22 @@ class CdcMergeIT {
     return spark.table(catalog + ".silver." + table + ".snapshots").count();
   }
 
-  @Test
-  void lateChangesLoseDeletesStayDeletedAndReplaysAreSkipped() throws Exception {
-    CdcMerge merge = merge("people", "");
+  /** The kinds of delete file a table holds: Puffin deletion vectors in format 3, Parquet position deletes in 2. */
+  private List<String> deleteFileFormats(String table) {
+    return spark.sql("SELECT DISTINCT file_format FROM " + catalog + ".silver." + table + ".delete_files")
+        .as(org.apache.spark.sql.Encoders.STRING()).collectAsList();
+  }
+
+  private int formatVersion(String table) throws Exception {
+    return org.apache.iceberg.TableUtil.formatVersion(org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark,
+        catalog + ".silver." + table));
+  }
+
+  @ParameterizedTest(name = "format-version = {0}")
+  @ValueSource(ints = {3, 2})
+  void lateChangesLoseDeletesStayDeletedAndReplaysAreSkipped(int formatVersion) throws Exception {
+    catalog += "_v" + formatVersion;
+    CdcMerge merge = merge("people", formatVersion == 3 ? "" : "format-version = " + formatVersion);
     merge.apply(batch(change("c", 1, 100), change("u", 1, 300), change("c", 2, 110), change("c", 3, 120),
         change("d", 3, 400)), 0);
     assertThat(state("people")).isEqualTo(Map.of(1L, "1@300/live", 2L, "2@110/live", 3L, "3@400/deleted-d"));
@@ -131,6 +146,10 @@ class CdcMergeIT {
     merge.apply(late, 1);
     assertThat(snapshots("people")).isEqualTo(snapshots);
     assertThat(state("people")).isEqualTo(afterLate);
+    assertThat(formatVersion("people")).as("the table's format version (3 unless the entity says 2)")
+        .isEqualTo(formatVersion);
+    assertThat(deleteFileFormats("people")).as("replaced rows are marked by")
+        .containsExactly(formatVersion == 3 ? "PUFFIN" : "PARQUET");
   }
 
   @Test
@@ -151,9 +170,11 @@ class CdcMergeIT {
     assertThat(content("rebuild")).isEqualTo(content("incremental"));
   }
 
-  @Test
-  void hardDeletesRemoveTheRow() throws Exception {
-    CdcMerge merge = merge("people", "delete-mode = hard");
+  @ParameterizedTest(name = "format-version = {0}")
+  @ValueSource(ints = {3, 2})
+  void hardDeletesRemoveTheRow(int formatVersion) throws Exception {
+    catalog += "_v" + formatVersion;
+    CdcMerge merge = merge("people", "delete-mode = hard, format-version = " + formatVersion);
     merge.apply(batch(change("c", 1, 100), change("c", 2, 110), change("d", 2, 120), change("c", 3, 130)), 0);
     assertThat(state("people")).isEqualTo(Map.of(1L, "1@100/live", 3L, "3@130/live"));
     merge.apply(batch(change("d", 1, 200), change("u", 3, 125), truncate(300), change("c", 4, 310)), 1);

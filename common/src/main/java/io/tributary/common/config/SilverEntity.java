@@ -27,6 +27,8 @@ import org.apache.spark.sql.types.StructType;
  *     come from the change stream's schema (the JSON envelope's schema block, or the Avro writer schema)
  * @param table the silver table
  * @param buckets the silver table is partitioned by {@code bucket(buckets, <first key column>)}
+ * @param formatVersion the Iceberg format version of a table created for the entity: 3 (deletion vectors) or 2 (for
+ *     readers without format 3); a table that exists keeps its own
  * @param deleteMode whether a delete leaves a tombstone row or removes the row
  * @param history current state only, or every version with its validity interval (SCD type 2)
  * @param schemaEvolution what a field that the schema does not know does to the table and the record
@@ -49,6 +51,7 @@ public record SilverEntity(
     StructType schema,
     TableName table,
     long buckets,
+    int formatVersion,
     DeleteMode deleteMode,
     History history,
     SchemaEvolution schemaEvolution,
@@ -65,7 +68,7 @@ public record SilverEntity(
   /** The same entity kept in another table (a rebuild builds its shadow table so). */
   public SilverEntity withTable(TableName other) {
     return new SilverEntity(name, source, decoder, key, sequence, opField, deleteOps, eventTimeField, schema, other,
-        buckets, deleteMode, history, schemaEvolution, trigger, maxRowsPerTrigger, maxQuarantineRatio, configPath);
+        buckets, formatVersion, deleteMode, history, schemaEvolution, trigger, maxRowsPerTrigger, maxQuarantineRatio, configPath);
   }
 
   /** The full path of one of the entity's settings, for a message that names it. */
@@ -121,8 +124,8 @@ public record SilverEntity(
   }
 
   static final Set<String> KEYS = Set.of("source", "decoder", "key", "sequence", "op-field", "delete-ops",
-      "event-time-field", "schema", "table", "buckets", "delete-mode", "history", "schema-evolution", "trigger",
-      "max-rows-per-trigger", "max-quarantine-ratio");
+      "event-time-field", "schema", "table", "buckets", "format-version", "delete-mode", "history", "schema-evolution",
+      "trigger", "max-rows-per-trigger", "max-quarantine-ratio");
 
   /** A Debezium entity without {@code sequence}: each connector's own position orders the changes. */
   private static final List<String> CONNECTOR_ORDER = List.of();
@@ -186,9 +189,21 @@ public record SilverEntity(
     }
     return new SilverEntity(name, TableName.parse(reader, "source"), decoder, key, List.copyOf(sequence), opField,
         deleteOps == null ? List.of("d", "delete") : List.copyOf(deleteOps), eventTimeField, schema,
-        TableName.parse(reader, "table"), reader.positiveLong("buckets"), deleteMode, history,
+        TableName.parse(reader, "table"), reader.positiveLong("buckets"), formatVersion(reader), deleteMode, history,
         reader.oneOf("schema-evolution", SchemaEvolution.class), reader.positiveDuration("trigger"),
         reader.positiveLong("max-rows-per-trigger"), reader.ratio("max-quarantine-ratio"), reader.prefix());
+  }
+
+  /** Iceberg format versions a silver table can be created with. */
+  private static final List<Long> FORMAT_VERSIONS = List.of(2L, 3L);
+
+  private static int formatVersion(ConfigReader reader) {
+    long version = reader.positiveLong("format-version");
+    if (version > 0 && !FORMAT_VERSIONS.contains(version)) { // not a positive number: reported already
+      reader.valueProblem("format-version", "must be 3 (deletion vectors, the default) or 2 (for readers that do not"
+          + " read Iceberg format 3 yet); got " + version);
+    }
+    return (int) version;
   }
 
   private static StructType schema(ConfigReader reader, Decoder decoder) {

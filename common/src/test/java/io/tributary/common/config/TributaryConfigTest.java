@@ -196,7 +196,7 @@ class TributaryConfigTest {
         "tributary.silver.databases.shop.tables.\"public.a\".trigger: is set for the whole database"
             + " (tributary.silver.databases.shop.trigger): its tables share one stream",
         "tributary.silver.databases.shop.tables.\"public.a\".histroy: is not a known setting (known: buckets,"
-            + " decoder, delete-mode, delete-ops, event-time-field, history, key, max-quarantine-ratio,"
+            + " decoder, delete-mode, delete-ops, event-time-field, format-version, history, key, max-quarantine-ratio,"
             + " max-rows-per-trigger, op-field, schema, schema-evolution, sequence, source, table, trigger)");
     assertRejected(with(database.formatted("silver.{table}", ", tables { \"public.a\" { table = silver.t },"
             + " \"public.b\" { table = silver.t }, \"public.events\" { table = bronze.events } }")),
@@ -217,6 +217,20 @@ class TributaryConfigTest {
         "tributary.silver.entities.a.max-quarantine-ratio: must be a number from 0 to 1, got 1.5");
     assertRejected(with(entity.formatted(", max-quarantine-ratio = most")),
         "tributary.silver.entities.a.max-quarantine-ratio: must be a number from 0 to 1, got 'most'");
+  }
+
+  @Test
+  void readsTheFormatVersionOfNewSilverTables() {
+    String entity = "tributary.silver.entities.a { source = bronze.orders, key = [id], schema = \"id BIGINT\","
+        + " table = silver.a %s }";
+    assertThat(parse(with(entity.formatted(""))).silver().entities().get("a").formatVersion()).isEqualTo(3);
+    assertThat(parse(with(entity.formatted(", format-version = 2"))).silver().entities().get("a").formatVersion())
+        .isEqualTo(2);
+    assertRejected(with(entity.formatted(", format-version = 1")),
+        "tributary.silver.entities.a.format-version: must be 3 (deletion vectors, the default) or 2 (for readers that"
+            + " do not read Iceberg format 3 yet); got 1");
+    assertRejected(with(entity.formatted(", format-version = latest")),
+        "tributary.silver.entities.a.format-version: must be a positive number, got 'latest'");
   }
 
   @Test
