@@ -39,6 +39,9 @@ public final class ShopProducer {
     Map<String, Object> properties = new LinkedHashMap<>(clientProperties);
     properties.put(ProducerConfig.ACKS_CONFIG, "all");
     properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    // One request in flight per broker: with more, a first batch that fails with a retriable error on a new partition
+    // while the next one is accepted is retried with sequence 0 until the delivery timeout (KAFKA-14359).
+    properties.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
     properties.put(ProducerConfig.LINGER_MS_CONFIG, 5);
     properties.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
     properties.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 16 * 1024 * 1024);
