@@ -17,7 +17,10 @@ import org.apache.spark.sql.types.StructType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Creates the silver and quarantine tables on first use (Iceberg v2, merge-on-read for cheap MERGE commits). */
+/**
+ * Creates the silver and quarantine tables on first use: merge-on-read for cheap MERGE commits, entity tables in the
+ * entity's format version (3 by default: deletion vectors), the quarantine table in format 2 (appends only).
+ */
 final class SilverTables {
   private static final Logger LOG = LoggerFactory.getLogger(SilverTables.class);
 
