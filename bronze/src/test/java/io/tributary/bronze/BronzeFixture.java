@@ -5,12 +5,12 @@ import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.LakehouseSession;
 import io.tributary.common.lakehouse.Tables;
 import io.tributary.localstack.LocalKafkaBroker;
+import io.tributary.localstack.ProducerSettings;
 import io.tributary.localstack.Topics;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -98,13 +98,7 @@ public final class BronzeFixture {
 
   /** Sends records and returns them with the partition and offset the broker gave each. */
   public List<Sent> send(String topic, List<ProducerRecord<byte[], byte[]>> records) throws Exception {
-    Map<String, Object> properties = new HashMap<>(client());
-    properties.put("acks", "all");
-    properties.put("enable.idempotence", true);
-    // With more than one request in flight, a first batch that fails with a retriable error on a new partition while
-    // the next batch is accepted is retried with sequence 0 for ever (KAFKA-14359), and the send times out after
-    // 120 s: seen once in CI on a topic created a moment before. One in flight cannot overtake itself.
-    properties.put("max.in.flight.requests.per.connection", 1);
+    Map<String, Object> properties = ProducerSettings.exactlyOnceInOrder(client());
     properties.put("max.request.size", 16 * 1024 * 1024);
     List<Future<RecordMetadata>> futures = new ArrayList<>();
     try (KafkaProducer<byte[], byte[]> producer =

@@ -3,7 +3,6 @@ package io.tributary.localstack;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -36,12 +35,7 @@ public final class ShopProducer {
   /** Sends every record; {@code ratePerSecond} of 0 means as fast as possible. */
   public static Summary send(Map<String, Object> clientProperties, Iterator<GeneratedRecord> records,
       double ratePerSecond) {
-    Map<String, Object> properties = new LinkedHashMap<>(clientProperties);
-    properties.put(ProducerConfig.ACKS_CONFIG, "all");
-    properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-    // One request in flight per broker: with more, a first batch that fails with a retriable error on a new partition
-    // while the next one is accepted is retried with sequence 0 until the delivery timeout (KAFKA-14359).
-    properties.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
+    Map<String, Object> properties = ProducerSettings.exactlyOnceInOrder(clientProperties);
     properties.put(ProducerConfig.LINGER_MS_CONFIG, 5);
     properties.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
     properties.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 16 * 1024 * 1024);
