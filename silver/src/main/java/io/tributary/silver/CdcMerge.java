@@ -160,10 +160,11 @@ final class CdcMerge implements MicroBatchTarget {
       }
       long decodedAt = System.nanoTime();
       Dataset<Row> changes = decoded.where("error IS NULL AND NOT tombstone AND op <> 't'")
-          .selectExpr("row.*", "op AS _op", "seq AS _seq", "ts_ms AS _ts_ms", "op = 'd' AS _is_deleted",
+          .selectExpr("row.*", "op AS _op", "seq AS _seq", SequenceBytes.of("seq") + " AS " + SequenceBytes.COLUMN,
+              "ts_ms AS _ts_ms", "op = 'd' AS _is_deleted",
               "topic AS _source_topic", "partition AS _source_partition", "offset AS _source_offset",
               "current_timestamp() AS _updated_at");
-      Columns columns = new Columns(schema, key);
+      Columns columns = new Columns(schema, key, SilverTables.changeColumns(silver));
       if (entity.history() == SilverEntity.History.SCD2) {
         new HistoryMerge(silverTable, columns).apply(spark, changes, !summary.truncates().isEmpty(), all, commit);
       } else {

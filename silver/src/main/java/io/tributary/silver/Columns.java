@@ -5,13 +5,21 @@ import java.util.List;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
-/** The column lists a merge statement needs: the entity's (key first) and Tributary's change columns. */
-record Columns(StructType schema, List<String> key) {
+/**
+ * The column lists a merge statement needs: the entity's (key first) and the Tributary change columns its table has
+ * ({@code change}, a subset of {@link SilverTables#CHANGE_NAMES}: a table of an earlier Tributary lacks some).
+ */
+record Columns(StructType schema, List<String> key, List<String> change) {
   /** Every column of a current-state row, quoted. */
   List<String> all() {
     List<String> all = new ArrayList<>(entity());
-    all.addAll(SilverTables.CHANGE_NAMES);
+    all.addAll(change);
     return all;
+  }
+
+  /** Whether the table keeps {@link SequenceBytes#COLUMN} beside {@code _seq}. */
+  boolean hasSequenceBytes() {
+    return change.contains(SequenceBytes.COLUMN);
   }
 
   List<String> entity() {
@@ -43,11 +51,15 @@ record Columns(StructType schema, List<String> key) {
     return String.join(", ", key.stream().map(Columns::quote).toList());
   }
 
-  /** Whether the change in {@code source} orders after the row in {@code target}: sequence, then Kafka position. */
-  static String newer(String source, String target) {
-    return "named_struct('s', " + source + "._seq, 'p', " + source + "._source_partition, 'o', " + source
-        + "._source_offset) > named_struct('s', " + target + "._seq, 'p', " + target + "._source_partition, 'o', "
-        + target + "._source_offset)";
+  /**
+   * Whether the change in {@code source} orders after the row in {@code target}: sequence, then Kafka position. The
+   * sequence is compared as {@link SequenceBytes} where the table keeps them, so the table's side reads no array.
+   */
+  String newer(String source, String target) {
+    String sequence = hasSequenceBytes() ? SequenceBytes.COLUMN : "_seq";
+    return "named_struct('s', " + source + "." + sequence + ", 'p', " + source + "._source_partition, 'o', " + source
+        + "._source_offset) > named_struct('s', " + target + "." + sequence + ", 'p', " + target
+        + "._source_partition, 'o', " + target + "._source_offset)";
   }
 
   static String quote(String name) {

@@ -69,6 +69,9 @@ final class CurrentStateMerge {
     }
     set.add("_op = 't'");
     set.add("_seq = " + truncate.seqLiteral());
+    if (columns.hasSequenceBytes()) {
+      set.add(SequenceBytes.COLUMN + " = " + SequenceBytes.of(truncate.seqLiteral()));
+    }
     set.add("_ts_ms = " + truncate.tsMs());
     set.add("_is_deleted = true");
     set.add("_source_topic = " + JsonFields.literal(truncate.topic()));
@@ -106,7 +109,7 @@ final class CurrentStateMerge {
     String insert = " WHEN NOT MATCHED" + (deleteMode == DeleteMode.HARD ? " AND NOT s._is_deleted" : "")
         + " THEN INSERT (" + String.join(", ", all) + ") VALUES ("
         + String.join(", ", all.stream().map(column -> "s." + column).toList()) + ")";
-    String newer = Columns.newer("s", "t");
+    String newer = columns.newer("s", "t");
     // Only a newer change applies; an older one (out of order, or a replay) matches no clause.
     return "MERGE INTO " + table + " t USING " + view + " s ON " + columns.keyMatch("t", "s")
         + range.map(keys -> " AND " + keys.within("t")).orElse("")

@@ -76,6 +76,9 @@ final class HistoryMerge {
     }
     projections.add("'t' AS _op");
     projections.add(truncate.seqLiteral() + " AS _seq");
+    if (columns.hasSequenceBytes()) {
+      projections.add(SequenceBytes.of(truncate.seqLiteral()) + " AS " + SequenceBytes.COLUMN);
+    }
     projections.add(truncate.tsMs() + "L AS _ts_ms");
     projections.add("true AS _is_deleted");
     projections.add(JsonFields.literal(truncate.topic()) + " AS _source_topic");

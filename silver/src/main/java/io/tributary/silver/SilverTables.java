@@ -26,10 +26,12 @@ final class SilverTables {
 
   /**
    * Tributary's columns next to the entity's: the applied change's op, sequence, and where it came from.
-   * ({@code _is_deleted}, not {@code _deleted}: Iceberg reserves that name for a metadata column.)
+   * ({@code _is_deleted}, not {@code _deleted}: Iceberg reserves that name for a metadata column.) Tables created
+   * before {@link SequenceBytes#COLUMN} existed lack it and are merged without it.
    */
-  static final String CHANGE_COLUMNS = "_op STRING, _seq ARRAY<BIGINT>, _ts_ms BIGINT, _is_deleted BOOLEAN,"
-      + " _source_topic STRING, _source_partition INT, _source_offset BIGINT, _updated_at TIMESTAMP";
+  static final String CHANGE_COLUMNS = "_op STRING, _seq ARRAY<BIGINT>, " + SequenceBytes.COLUMN + " BINARY,"
+      + " _ts_ms BIGINT, _is_deleted BOOLEAN, _source_topic STRING, _source_partition INT, _source_offset BIGINT,"
+      + " _updated_at TIMESTAMP";
 
   /** With history = scd2, each row is a version, valid from its change's time until the next version's. */
   static final String VALIDITY_COLUMNS = "_valid_from TIMESTAMP, _valid_to TIMESTAMP, _is_current BOOLEAN";
@@ -108,6 +110,9 @@ final class SilverTables {
     for (StructField field : expected.fields()) {
       Optional<StructField> found = Arrays.stream(tableSchema.fields())
           .filter(column -> column.name().equals(field.name())).findFirst();
+      if (found.isEmpty() && field.name().equals(SequenceBytes.COLUMN)) {
+        continue; // made by an earlier Tributary: merged with the guard on _seq itself
+      }
       if (found.isEmpty() || !found.get().dataType().equals(field.dataType())) {
         wrong.add(field.name() + " " + field.dataType().sql() + " (the table has "
             + found.map(column -> column.dataType().sql()).orElse("no such column") + ")");
@@ -118,6 +123,11 @@ final class SilverTables {
           + " history mode; it needs " + String.join(", ", wrong) + ". Rebuild it from bronze: drop the table and"
           + " delete its checkpoint folder, then run silver again.");
     }
+  }
+
+  /** The names of {@link #CHANGE_COLUMNS} the table has, in table order. */
+  static List<String> changeColumns(Table table) {
+    return CHANGE_NAMES.stream().filter(name -> table.schema().findField(name) != null).toList();
   }
 
   /** The entity's columns as the table has them now: the config's, plus what schema evolution added. */

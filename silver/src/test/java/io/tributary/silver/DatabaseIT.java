@@ -430,9 +430,13 @@ class DatabaseIT {
         .map(row -> row.getString(row.fieldIndex("tableName"))).sorted().toList();
   }
 
+  /** Each row's values joined by '|', bytes (such as _seq_bytes) in hex so that equal rows print alike. */
   private static List<String> rows(SparkSession spark, String table, String columns) {
     return spark.sql("SELECT " + columns + " FROM " + table).collectAsList().stream()
-        .map(row -> row.mkString("|")).sorted().toList();
+        .map(row -> java.util.stream.IntStream.range(0, row.size()).mapToObj(i -> row.get(i) instanceof byte[] bytes
+            ? java.util.HexFormat.of().formatHex(bytes) : String.valueOf(row.get(i)))
+            .collect(java.util.stream.Collectors.joining("|")))
+        .sorted().toList();
   }
 
   private static long snapshots(SparkSession spark, String table) {

@@ -56,12 +56,8 @@ class KeyRangeIT {
   void changesAtTheEndsOfTheRangeFindTheirRowsAndNewKeysBeyondTheTableReadNoFile(SparkSession spark)
       throws Exception {
     String catalog = "key_range";
-    spark.conf().set("spark.sql.catalog." + catalog, "org.apache.iceberg.spark.SparkCatalog");
-    spark.conf().set("spark.sql.catalog." + catalog + ".type", "hadoop");
-    spark.conf().set("spark.sql.catalog." + catalog + ".warehouse", dir.resolve("wh").toString());
-    spark.conf().set("spark.sql.catalog." + catalog + ".cache-enabled", "false");
-    spark.conf().set("spark.sql.catalog." + catalog + ".metrics-reporter-impl", Scans.class.getName());
-    spark.sql("CREATE NAMESPACE IF NOT EXISTS " + catalog + ".silver");
+    ScratchCatalog.register(spark, catalog, dir.resolve("wh"), "cache-enabled", "false", "metrics-reporter-impl",
+        Scans.class.getName());
     int table = 0;
     for (Case keys : CASES) {
       String name = catalog + ".silver.t" + table++;
@@ -70,7 +66,7 @@ class KeyRangeIT {
           + " 'write.merge.mode' = 'merge-on-read', 'write.update.mode' = 'merge-on-read',"
           + " 'write.delete.mode' = 'merge-on-read')");
       CurrentStateMerge merge = new CurrentStateMerge(name, new Columns(StructType.fromDDL("k " + keys.type()
-          + ", v STRING"), List.of("k")), DeleteMode.TOMBSTONE);
+          + ", v STRING"), List.of("k"), SilverTables.CHANGE_NAMES), DeleteMode.TOMBSTONE);
       List<String> k = keys.keys();
 
       merge.apply(spark, changes(spark, keys.type(), 10, "v1", k.get(0), k.get(1), k.get(2)), null, null, Map.of());
@@ -97,7 +93,7 @@ class KeyRangeIT {
               + " _is_deleted, 't' AS _source_topic, 0 AS _source_partition, ").append(seq + i)
           .append("L AS _source_offset, current_timestamp() AS _updated_at");
     }
-    return spark.sql(sql.toString());
+    return spark.sql(sql.toString()).selectExpr("*", SequenceBytes.of("_seq") + " AS " + SequenceBytes.COLUMN);
   }
 
   /** The v of every row, by key. */
