@@ -1,38 +1,37 @@
 package io.tributary.launcher;
 
 import io.tributary.bronze.BronzeIngestJob;
-import io.tributary.common.cli.Arguments;
 import io.tributary.common.config.TributaryConfig;
-import java.util.List;
-import java.util.Set;
+import java.util.concurrent.Callable;
 import org.apache.spark.sql.SparkSession;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
-/**
- * {@code bronze --config FILE [--once] [--accept-data-loss]}: lands the configured Kafka topics in bronze tables.
- */
-final class BronzeCommand implements Command {
-  @Override
-  public String name() {
-    return "bronze";
-  }
+/** {@code bronze --config FILE [--once] [--accept-data-loss]}: lands the configured Kafka topics in bronze tables. */
+@Command(name = "bronze", description = "Lands the configured Kafka topics in bronze tables, exactly once: one row"
+    + " per record, raw and replayable. Runs until stopped, or with --once until caught up.")
+final class BronzeCommand implements Callable<Integer> {
+  @Mixin
+  private ConfigOption config;
+
+  @Option(names = "--once", description = "Load what the topics hold now, then stop (for a scheduler).")
+  private boolean once;
+
+  @Option(names = "--accept-data-loss", description = "Go on when Kafka deleted records (retention) before bronze"
+      + " loaded them; the lost offset ranges are recorded. Without it such a run stops and says which.")
+  private boolean acceptDataLoss;
 
   @Override
-  public String usage() {
-    return "--config FILE [--once] [--accept-data-loss]   land Kafka topics in bronze tables (continuous, or until"
-        + " caught up); --accept-data-loss skips records Kafka deleted before they were loaded, and records them";
-  }
-
-  @Override
-  public int run(List<String> argList) {
-    Arguments args = Arguments.parse(name(), argList, Set.of("config"), Set.of("once", "accept-data-loss"));
-    TributaryConfig config = ConfigOption.load(args);
-    BronzeIngestJob.checkConfig(config);
-    SparkSession spark = Sessions.start(config, name());
-    BronzeIngestJob job = new BronzeIngestJob(spark, config);
-    if (args.flag("accept-data-loss")) {
+  public Integer call() {
+    TributaryConfig loaded = config.load();
+    BronzeIngestJob.checkConfig(loaded);
+    SparkSession spark = Sessions.start(loaded, "bronze");
+    BronzeIngestJob job = new BronzeIngestJob(spark, loaded);
+    if (acceptDataLoss) {
       job.acceptingDataLoss();
     }
-    job.run(args.flag("once"));
+    job.run(once);
     return Tributary.OK;
   }
 }

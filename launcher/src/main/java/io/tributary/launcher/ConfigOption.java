@@ -1,17 +1,20 @@
 package io.tributary.launcher;
 
 import com.typesafe.config.ConfigFactory;
-import io.tributary.common.cli.Arguments;
 import io.tributary.common.config.TributaryConfig;
 import java.nio.file.Path;
 import java.util.Map;
+import picocli.CommandLine.Option;
 
-/** The {@code --config FILE} every command takes. */
+/** The {@code --config FILE} every job command takes (a picocli mixin). */
 final class ConfigOption {
-  private ConfigOption() {}
+  @Option(names = "--config", required = true, paramLabel = "FILE",
+      description = "The lakehouse configuration (HOCON), e.g. conf/application.conf. bin/tributary passes"
+          + " conf/application.conf when it is not given.")
+  Path file;
 
-  static TributaryConfig load(Arguments args) {
-    return TributaryConfig.load(Path.of(args.required("config")));
+  TributaryConfig load() {
+    return TributaryConfig.load(file);
   }
 
   /** Loads with some keys forced, e.g. the local broker's address for the demo. */

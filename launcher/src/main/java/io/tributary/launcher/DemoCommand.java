@@ -1,7 +1,6 @@
 package io.tributary.launcher;
 
 import io.tributary.bronze.BronzeIngestJob;
-import io.tributary.common.cli.Arguments;
 import io.tributary.common.config.BronzeSource;
 import io.tributary.common.config.SilverDatabase;
 import io.tributary.common.config.SilverEntity;
@@ -28,10 +27,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
+import java.util.concurrent.Callable;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * {@code demo [--config FILE] [--kafka-home DIR]}: the whole path on this machine. Starts the local broker (unless
@@ -39,22 +40,21 @@ import org.apache.spark.sql.SparkSession;
  * the gold models for the sample's days, shows the tables and the quarantine, maintains every table (health before
  * and after), and stops the broker it started.
  */
-final class DemoCommand implements Command {
-  @Override
-  public String name() {
-    return "demo";
-  }
+@Command(name = "demo", description = "The whole path on this machine: starts the local broker (unless one runs),"
+    + " produces sample shop events and a database's changes, runs bronze and silver, builds gold for the sample's"
+    + " days, shows the tables and the quarantine, maintains every table, and stops the broker it started.")
+final class DemoCommand implements Callable<Integer> {
+  @Option(names = "--config", paramLabel = "FILE", defaultValue = "conf/application.conf",
+      description = "The lakehouse configuration (default ${DEFAULT-VALUE}); its Kafka address is replaced by the"
+          + " local broker's.")
+  private Path configFile;
+
+  @Option(names = "--kafka-home", paramLabel = "DIR", description = "The local broker's folder (default var/kafka).")
+  private Path kafkaHomeOption;
 
   @Override
-  public String usage() {
-    return "[--config FILE] [--kafka-home DIR]   local broker, sample events, bronze, silver, gold, maintenance; prints the tables";
-  }
-
-  @Override
-  public int run(List<String> argList) {
-    Arguments args = Arguments.parse(name(), argList, Set.of("config", "kafka-home"), Set.of());
-    Path configFile = Path.of(args.value("config").orElse("conf/application.conf"));
-    Path kafkaHome = args.value("kafka-home").map(Path::of).orElse(KafkaCommand.DEFAULT_HOME).toAbsolutePath();
+  public Integer call() {
+    Path kafkaHome = (kafkaHomeOption != null ? kafkaHomeOption : KafkaCommand.DEFAULT_HOME).toAbsolutePath();
     // Validate before starting anything.
     TributaryConfig checked = ConfigOption.load(configFile, Map.of());
     BronzeIngestJob.checkConfig(checked);
@@ -82,7 +82,7 @@ final class DemoCommand implements Command {
       produce(config, inventory, cutoff, true);
 
       step("Bronze: landing every topic, exactly once, until caught up");
-      SparkSession spark = Sessions.start(config, name());
+      SparkSession spark = Sessions.start(config, "demo");
       spark.sparkContext().setLogLevel("WARN");
       new BronzeIngestJob(spark, config).run(true);
       step("Silver: merging each entity's changes from bronze, out-of-order safe");

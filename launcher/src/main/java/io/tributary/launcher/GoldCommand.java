@@ -1,46 +1,95 @@
 package io.tributary.launcher;
 
-import io.tributary.common.cli.Arguments;
 import io.tributary.common.cli.UsageException;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.StorageFull;
 import io.tributary.gold.GoldJob;
 import io.tributary.gold.Interval;
-import java.util.List;
-import java.util.Set;
+import io.tributary.gold.ModelGraph;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * {@code gold --config FILE (--date D | --from D --to D) [--select MODEL [--downstream]] [--dry-run]}: builds the
  * gold models for one day, or for the days {@code --from} to {@code --to} (both included) in one run.
  */
-final class GoldCommand implements Command {
-  @Override
-  public String name() {
-    return "gold";
+@Command(name = "gold", description = "Builds the gold SQL models for one day, or for the days --from to --to (both"
+    + " included), in dependency order; each model's tests run before its commit.")
+final class GoldCommand implements Callable<Integer> {
+  @Mixin
+  private ConfigOption config;
+
+  @Mixin
+  private Days days;
+
+  @Option(names = "--select", paramLabel = "MODEL", description = "Only this model (and with --downstream the models"
+      + " that read it).")
+  private String select;
+
+  @Option(names = "--downstream", description = "With --select: the models that depend on it too.")
+  private boolean downstream;
+
+  @Option(names = "--full-refresh", description = "Replace each table with the result for the days given (a"
+      + " rebuild) instead of replacing only those days.")
+  private boolean fullRefresh;
+
+  @Option(names = "--dry-run", description = "Print each model's SQL for the days, build nothing.")
+  private boolean dryRun;
+
+  /** The data interval: {@code --date D}, or {@code --from D --to D}. */
+  static final class Days {
+    @Option(names = "--date", paramLabel = "YYYY-MM-DD", description = "The day to build.")
+    String date;
+
+    @Option(names = "--from", paramLabel = "YYYY-MM-DD", description = "The first day of a range.")
+    String from;
+
+    @Option(names = "--to", paramLabel = "YYYY-MM-DD", description = "The last day of a range (included).")
+    String to;
+
+    Interval interval(String command) {
+      return interval(command, date, from, to);
+    }
+
+    /** The interval of a command's {@code --date} or {@code --from} and {@code --to} (any of them null). */
+    static Interval interval(String command, String date, String from, String to) {
+      boolean range = from != null || to != null;
+      try {
+        if (date != null) {
+          if (range) {
+            throw new UsageException("'" + command + "': give either --date or --from and --to, not both");
+          }
+          return Interval.day(Interval.date("--date", date));
+        }
+        if (!range) {
+          throw new UsageException("'" + command + "': give the data interval: --date YYYY-MM-DD, or --from and --to");
+        }
+        if (from == null || to == null) {
+          throw new UsageException("'" + command + "': option " + (from == null ? "--from" : "--to") + " is required");
+        }
+        return Interval.days(Interval.date("--from", from), Interval.date("--to", to));
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("'" + command + "': " + e.getMessage());
+      }
+    }
   }
 
   @Override
-  public String usage() {
-    return "--config FILE (--date YYYY-MM-DD | --from YYYY-MM-DD --to YYYY-MM-DD) [--select MODEL [--downstream]]"
-        + " [--full-refresh] [--dry-run]\n           build the gold SQL models for a day or a range of days (both"
-        + " included); --full-refresh replaces each table with the result for the range (a rebuild)";
-  }
-
-  @Override
-  public int run(List<String> argList) {
-    Arguments args = Arguments.parse(name(), argList, Set.of("config", "date", "from", "to", "select"),
-        Set.of("downstream", "dry-run", "full-refresh"));
-    Interval interval = interval(args);
-    if (args.flag("downstream") && args.value("select").isEmpty()) {
+  public Integer call() {
+    Interval interval = days.interval("gold");
+    if (downstream && select == null) {
       throw new UsageException("'gold': --downstream needs --select MODEL");
     }
-    TributaryConfig config = ConfigOption.load(args);
-    checkModels(config, args.value("select"), args.flag("downstream"));
+    TributaryConfig loaded = config.load();
+    checkModels(loaded, Optional.ofNullable(select), downstream);
     try {
-      new GoldJob(Sessions.start(config, name()), config).run(args.value("select"), args.flag("downstream"),
-          interval, args.flag("full-refresh"), args.flag("dry-run"), System.out);
+      new GoldJob(Sessions.start(loaded, "gold"), loaded).run(Optional.ofNullable(select), downstream, interval,
+          fullRefresh, dryRun, System.out);
     } catch (RuntimeException failure) {
-      throw StorageFull.explain("gold", failure, config, StorageFull.GOLD_RUN)
+      throw StorageFull.explain("gold", failure, loaded, StorageFull.GOLD_RUN)
           .<RuntimeException>map(full -> full).orElse(failure);
     }
     return Tributary.OK;
@@ -51,31 +100,12 @@ final class GoldCommand implements Command {
    * {@code --select} fails at once (and in validation mode). Local paths only; other file systems are read when the
    * job runs, with the session's Hadoop settings.
    */
-  static void checkModels(TributaryConfig config, java.util.Optional<String> select, boolean downstream) {
+  static void checkModels(TributaryConfig config, Optional<String> select, boolean downstream) {
     String models = config.gold().models();
     if (models.contains("://") && !models.startsWith("file:")) {
       return;
     }
-    io.tributary.gold.ModelGraph graph = io.tributary.gold.ModelGraph.load(models,
-        new org.apache.hadoop.conf.Configuration());
+    ModelGraph graph = ModelGraph.load(models, new org.apache.hadoop.conf.Configuration());
     select.ifPresent(name -> graph.select(name, downstream));
-  }
-
-  static Interval interval(Arguments args) {
-    boolean range = args.value("from").isPresent() || args.value("to").isPresent();
-    try {
-      if (args.value("date").isPresent()) {
-        if (range) {
-          throw new UsageException("'gold': give either --date or --from and --to, not both");
-        }
-        return Interval.day(Interval.date("--date", args.value("date").get()));
-      }
-      if (!range) {
-        throw new UsageException("'gold': give the data interval: --date YYYY-MM-DD, or --from and --to");
-      }
-      return Interval.days(Interval.date("--from", args.required("from")), Interval.date("--to", args.required("to")));
-    } catch (IllegalArgumentException e) {
-      throw new UsageException("'gold': " + e.getMessage());
-    }
   }
 }

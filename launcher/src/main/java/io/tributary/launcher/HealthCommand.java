@@ -1,28 +1,27 @@
 package io.tributary.launcher;
 
-import io.tributary.common.cli.Arguments;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.maintenance.MaintenanceJob;
-import java.util.List;
-import java.util.Set;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /** {@code health --config FILE [--table NAMESPACE.TABLE]}: one line per table: snapshots, files, sizes. */
-final class HealthCommand implements Command {
-  @Override
-  public String name() {
-    return "health";
-  }
+@Command(name = "health", description = "One line per table: snapshots, data files, average file size, small files,"
+    + " delete files; changes nothing.")
+final class HealthCommand implements Callable<Integer> {
+  @Mixin
+  private ConfigOption config;
+
+  @Option(names = "--table", paramLabel = "NS.TABLE", description = "Only this table.")
+  private String table;
 
   @Override
-  public String usage() {
-    return "--config FILE [--table NS.TABLE]   snapshots, data files, average size, small files, delete files";
-  }
-
-  @Override
-  public int run(List<String> argList) {
-    Arguments args = Arguments.parse(name(), argList, Set.of("config", "table"), Set.of());
-    TributaryConfig config = ConfigOption.load(args);
-    new MaintenanceJob(Sessions.start(config, name()), config).health(args.value("table"), System.out);
+  public Integer call() {
+    TributaryConfig loaded = config.load();
+    new MaintenanceJob(Sessions.start(loaded, "health"), loaded).health(Optional.ofNullable(table), System.out);
     return Tributary.OK;
   }
 }

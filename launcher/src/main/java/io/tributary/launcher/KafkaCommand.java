@@ -1,37 +1,32 @@
 package io.tributary.launcher;
 
-import io.tributary.common.cli.Arguments;
 import io.tributary.common.cli.UsageException;
 import io.tributary.localstack.LocalKafkaBroker;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /** {@code kafka start|stop|status [--home DIR]}: the local Kafka broker of the embedded stack. */
-final class KafkaCommand implements Command {
+@Command(name = "kafka", description = "The local KRaft broker of the embedded stack (its own JVM; data in"
+    + " var/kafka): start it, stop it, or ask whether it runs (exit 1 when not).")
+final class KafkaCommand implements Callable<Integer> {
   static final Path DEFAULT_HOME = Path.of("var", "kafka");
 
-  @Override
-  public String name() {
-    return "kafka";
-  }
+  @Parameters(paramLabel = "start|stop|status", description = "What to do.")
+  private String action;
+
+  @Option(names = "--home", paramLabel = "DIR", description = "The broker's folder (default var/kafka).")
+  private Path homeOption;
 
   @Override
-  public String usage() {
-    return "start|stop|status [--home DIR]   the local KRaft broker (data in var/kafka)";
-  }
-
-  @Override
-  public int run(List<String> argList) {
-    Arguments args = Arguments.parse(name(), argList, Set.of("home"), Set.of(), 1);
-    if (args.positionals().size() != 1) {
-      throw new UsageException("'kafka': say start, stop or status");
-    }
-    Path home = args.value("home").map(Path::of).orElse(DEFAULT_HOME).toAbsolutePath();
+  public Integer call() {
+    Path home = Optional.ofNullable(homeOption).orElse(DEFAULT_HOME).toAbsolutePath();
     Optional<LocalKafkaBroker> running = LocalKafkaBroker.find(home);
-    switch (args.positionals().get(0)) {
+    switch (action) {
       case "start" -> {
         if (running.isPresent()) {
           System.out.println("Kafka is already running at " + running.get().bootstrapServers() + " (pid "
@@ -61,7 +56,7 @@ final class KafkaCommand implements Command {
         System.out.println("Kafka is not running (" + home + ")");
         return Tributary.FAILED;
       }
-      default -> throw new UsageException("'kafka': unknown action '" + args.positionals().get(0)
+      default -> throw new UsageException("'kafka': unknown action '" + action
           + "' (start, stop or status)");
     }
   }

@@ -1,32 +1,28 @@
 package io.tributary.launcher;
 
-import io.tributary.common.cli.Arguments;
 import io.tributary.common.cli.UsageException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * {@code notebook-kernel [--dir KERNELS]}: installs the Jupyter kernel spec for {@code notebooks/} (the Java kernel
  * with this build's classpath and Spark's JVM flags), by default into {@code ~/.local/share/jupyter/kernels}.
  */
-final class NotebookKernelCommand implements Command {
-  @Override
-  public String name() {
-    return "notebook-kernel";
-  }
+@Command(name = "notebook-kernel", description = "Installs the Jupyter kernel for notebooks/ (Java, with this"
+    + " build's classpath and Spark's JVM flags). Run it from the project folder.")
+final class NotebookKernelCommand implements Callable<Integer> {
+  @Option(names = "--dir", paramLabel = "KERNELS", description = "Where Jupyter looks for kernels (default"
+      + " ~/.local/share/jupyter/kernels).")
+  private Path dir;
 
   @Override
-  public String usage() {
-    return "[--dir KERNELS]   install the Jupyter kernel for notebooks/ (Java, with this build's classpath)";
-  }
-
-  @Override
-  public int run(List<String> argList) throws Exception {
-    Arguments args = Arguments.parse(name(), argList, Set.of("dir"), Set.of());
-    Path kernels = Path.of(args.value("dir").orElse(System.getProperty("user.home") + "/.local/share/jupyter/kernels"));
+  public Integer call() throws Exception {
+    Path kernels = dir != null ? dir : Path.of(System.getProperty("user.home"), ".local/share/jupyter/kernels");
     Path kernelJar = Path.of("launcher/target/jupyter/rapaio-jupyter-kernel.jar");
     if (!Files.exists(kernelJar)) {
       throw new UsageException("'notebook-kernel': " + kernelJar.toAbsolutePath() + " is missing; run it from the"

@@ -1,6 +1,5 @@
 package io.tributary.launcher;
 
-import io.tributary.common.cli.Arguments;
 import io.tributary.common.cli.UsageException;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.DependencyUnavailableException;
@@ -14,43 +13,78 @@ import java.time.Instant;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /** {@code produce --config FILE [options]}: publishes the sample shop events to the configured Kafka. */
-final class ProduceCommand implements Command {
-  @Override
-  public String name() {
-    return "produce";
-  }
+@Command(name = "produce", description = "Publishes sample shop events to the configured Kafka: orders (JSON) and"
+    + " Debezium-style customer changes, spread over the last days, with the out-of-order, duplicate and malformed"
+    + " records a real stream has.")
+final class ProduceCommand implements Callable<Integer> {
+  private static final GeneratorOptions DEFAULTS = GeneratorOptions.demo(Instant.EPOCH);
+
+  @Mixin
+  private ConfigOption config;
+
+  @Option(names = "--orders", paramLabel = "N", description = "Order events (default " + "${DEFAULT-VALUE}).")
+  private long orders = DEFAULTS.orders();
+
+  @Option(names = "--customer-changes", paramLabel = "N", description = "Customer change events (default"
+      + " ${DEFAULT-VALUE}).")
+  private long customerChanges = DEFAULTS.customerChanges();
+
+  @Option(names = "--customers", paramLabel = "N", description = "Distinct customers (default ${DEFAULT-VALUE}).")
+  private int customers = DEFAULTS.customers();
+
+  @Option(names = "--out-of-order", paramLabel = "F", description = "Fraction of changes sent after a later change"
+      + " to the same key (default ${DEFAULT-VALUE}).")
+  private double outOfOrder = DEFAULTS.outOfOrder();
+
+  @Option(names = "--duplicates", paramLabel = "F", description = "Fraction sent twice (default ${DEFAULT-VALUE}).")
+  private double duplicates = DEFAULTS.duplicates();
+
+  @Option(names = "--malformed", paramLabel = "F", description = "Fraction that is not valid JSON (default"
+      + " ${DEFAULT-VALUE}); silver quarantines them.")
+  private double malformed = DEFAULTS.malformed();
+
+  @Option(names = "--truncate", description = "End the customer changes with a truncate of the table.")
+  private boolean truncate;
+
+  @Option(names = "--days", paramLabel = "N", description = "Spread the events over the last N days (default"
+      + " ${DEFAULT-VALUE}).")
+  private long days = DEFAULTS.span().toDays();
+
+  @Option(names = "--rate", paramLabel = "R", description = "Records per second; 0 (the default) sends as fast as"
+      + " Kafka takes them.")
+  private double rate;
+
+  @Option(names = "--seed", paramLabel = "S", description = "Random seed: the same seed gives the same events"
+      + " (default ${DEFAULT-VALUE}).")
+  private long seed = DEFAULTS.seed();
+
+  @Option(names = "--partitions", paramLabel = "N", description = "Partitions of topics this creates (default"
+      + " ${DEFAULT-VALUE}).")
+  private int partitions = 2;
 
   @Override
-  public String usage() {
-    return "--config FILE [--orders N] [--customer-changes N] [--customers N] [--out-of-order F] [--duplicates F]"
-        + " [--malformed F] [--truncate] [--days N] [--rate R] [--seed S] [--partitions N]   publish sample shop events";
-  }
-
-  @Override
-  public int run(List<String> argList) {
-    Arguments args = Arguments.parse(name(), argList,
-        Set.of("config", "orders", "customer-changes", "customers", "out-of-order", "duplicates", "malformed", "days",
-            "rate", "seed", "partitions"),
-        Set.of("truncate"));
-    TributaryConfig config = ConfigOption.load(args);
-    GeneratorOptions defaults = GeneratorOptions.demo(Instant.now());
-    Duration span = Duration.ofDays(longOption(args, "days", defaults.span().toDays()));
-    GeneratorOptions options = new GeneratorOptions(
-        longOption(args, "orders", defaults.orders()),
-        longOption(args, "customer-changes", defaults.customerChanges()),
-        (int) longOption(args, "customers", defaults.customers()),
-        fraction(args, "out-of-order", defaults.outOfOrder()),
-        fraction(args, "duplicates", defaults.duplicates()),
-        fraction(args, "malformed", defaults.malformed()),
-        args.flag("truncate"),
-        Instant.now().minus(span),
-        span,
-        longOption(args, "seed", defaults.seed()));
-    System.out.println(produce(config, options, (int) longOption(args, "partitions", 2),
-        rate(args)));
+  public Integer call() {
+    for (var fraction : List.of(Map.entry("out-of-order", outOfOrder), Map.entry("duplicates", duplicates),
+        Map.entry("malformed", malformed))) {
+      if (!(fraction.getValue() >= 0 && fraction.getValue() <= 1)) {
+        throw new UsageException("'produce': --" + fraction.getKey() + " must be a fraction between 0 and 1, got "
+            + fraction.getValue());
+      }
+    }
+    if (!(rate >= 0 && Double.isFinite(rate))) {
+      throw new UsageException("'produce': --rate must be records per second (0 = as fast as possible), got " + rate);
+    }
+    TributaryConfig loaded = config.load();
+    Duration span = Duration.ofDays(days);
+    GeneratorOptions options = new GeneratorOptions(orders, customerChanges, customers, outOfOrder, duplicates,
+        malformed, truncate, Instant.now().minus(span), span, seed);
+    System.out.println(produce(loaded, options, partitions, rate));
     return Tributary.OK;
   }
 
@@ -75,48 +109,6 @@ final class ProduceCommand implements Command {
       // The records before the failure may be in Kafka: a second run adds a second copy of them, which bronze lands
       // as they are and silver's sequence guard makes harmless.
       throw new DependencyUnavailableException(kafka + ": " + e.getMessage(), e);
-    }
-  }
-
-  private static double rate(Arguments args) {
-    String text = args.value("rate").orElse("0");
-    try {
-      double rate = Double.parseDouble(text);
-      if (rate >= 0 && Double.isFinite(rate)) {
-        return rate;
-      }
-    } catch (NumberFormatException e) {
-      // reported below
-    }
-    throw new UsageException("'produce': --rate must be records per second (0 = as fast as possible), got '"
-        + text + "'");
-  }
-
-  private static long longOption(Arguments args, String name, long fallback) {
-    String text = args.value(name).orElse(null);
-    if (text == null) {
-      return fallback;
-    }
-    try {
-      return Long.parseLong(text);
-    } catch (NumberFormatException e) {
-      throw new UsageException("'produce': --" + name + " must be a whole number, got '" + text + "'");
-    }
-  }
-
-  private static double fraction(Arguments args, String name, double fallback) {
-    String text = args.value(name).orElse(null);
-    if (text == null) {
-      return fallback;
-    }
-    try {
-      double value = Double.parseDouble(text);
-      if (value < 0 || value > 1) {
-        throw new UsageException("'produce': --" + name + " must be a fraction between 0 and 1, got " + text);
-      }
-      return value;
-    } catch (NumberFormatException e) {
-      throw new UsageException("'produce': --" + name + " must be a fraction between 0 and 1, got '" + text + "'");
     }
   }
 }

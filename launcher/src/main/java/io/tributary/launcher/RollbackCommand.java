@@ -1,6 +1,5 @@
 package io.tributary.launcher;
 
-import io.tributary.common.cli.Arguments;
 import io.tributary.common.cli.UsageException;
 import io.tributary.common.config.TableName;
 import io.tributary.common.config.TributaryConfig;
@@ -13,58 +12,67 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
+import java.util.concurrent.Callable;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.spark.Spark3Util;
 import org.apache.spark.sql.SparkSession;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * {@code rollback --config FILE --table NS.TABLE (--snapshot ID | --timestamp T) [--apply]}: previews what rolling
  * a silver or gold table back would change, and with {@code --apply} does it in one commit (a silver entity's stream
  * is rewound with it).
  */
-final class RollbackCommand implements Command {
-  @Override
-  public String name() {
-    return "rollback";
-  }
+@Command(name = "rollback", description = "Previews what rolling a silver or gold table back to an earlier snapshot"
+    + " would change; with --apply does it in one commit (a silver entity's stream is rewound with it) and prints"
+    + " the command that undoes it.")
+final class RollbackCommand implements Callable<Integer> {
+  @Mixin
+  private ConfigOption configOption;
+
+  @Option(names = "--table", required = true, paramLabel = "NS.TABLE", description = "The silver or gold table.")
+  private String table;
+
+  @Option(names = "--snapshot", paramLabel = "ID", description = "The snapshot to go back to.")
+  private String snapshotText;
+
+  @Option(names = "--timestamp", paramLabel = "T", description = "... or the table as it was at T (UTC, e.g."
+      + " 2026-11-30T12:00:00Z).")
+  private String timestampText;
+
+  @Option(names = "--apply", description = "Roll back; without it nothing changes (a preview).")
+  private boolean apply;
 
   @Override
-  public String usage() {
-    return "--config FILE --table NS.TABLE (--snapshot ID | --timestamp T) [--apply]\n"
-        + "           preview rolling a silver or gold table back to a snapshot; --apply does it";
-  }
-
-  @Override
-  public int run(List<String> argList) throws Exception {
-    Arguments args = Arguments.parse(name(), argList, Set.of("config", "table", "snapshot", "timestamp"),
-        Set.of("apply"));
-    String table = args.required("table");
+  public Integer call() throws Exception {
     TableName name = TableName.parseText(table);
     if (name == null) {
       throw new UsageException("'rollback': --table must be NAMESPACE.TABLE; got '" + table + "'");
     }
-    if (args.value("snapshot").isPresent() == args.value("timestamp").isPresent()) {
+    if ((snapshotText == null) == (timestampText == null)) {
       throw new UsageException("'rollback': give the target as --snapshot ID or --timestamp T");
     }
-    OptionalLong snapshot = args.value("snapshot").map(text -> OptionalLong.of(Times.number(name(), "snapshot",
-        text))).orElse(OptionalLong.empty());
-    Optional<Instant> timestamp = args.value("timestamp").map(text -> Times.instant(name(), "timestamp", text));
-    TributaryConfig config = ConfigOption.load(args);
+    OptionalLong snapshot = snapshotText == null ? OptionalLong.empty()
+        : OptionalLong.of(Times.number("rollback", "snapshot", snapshotText));
+    Optional<Instant> timestamp = Optional.ofNullable(timestampText)
+        .map(text -> Times.instant("rollback", "timestamp", text));
+    TributaryConfig config = configOption.load();
     if (config.bronze().sourceList().stream().anyMatch(source -> source.table().equals(name))) {
       throw new UsageException("'rollback': " + table + " is a bronze table, the raw record of Kafka: its stream has"
           + " loaded the records a rollback would drop, so they would be lost. Roll back the silver or gold tables"
           + " built from it instead.");
     }
     boolean databaseTable = RebuildCommand.isDatabaseTable(config, name);
-    SparkSession spark = Sessions.start(config, name());
+    SparkSession spark = Sessions.start(config, "rollback");
     long target = target(spark, config, table, snapshot, timestamp);
     String sqlName = config.catalog().name() + "." + table;
     Table iceberg = load(spark, sqlName);
     TableRollback.Preview preview = TableRollback.preview(spark, sqlName, iceberg, target);
     System.out.print(preview.describe());
     boolean silver = config.silver().entityList().stream().anyMatch(entity -> entity.table().equals(name));
-    if (!args.flag("apply")) {
+    if (!apply) {
       System.out.println("Nothing changed (a preview). Add --apply to roll back" + (silver
           ? "; the entity's stream then re-applies the bronze changes after that snapshot."
           : databaseTable ? "; the table is then rebuilt from that snapshot and the changes of its topic after it,"

@@ -1,29 +1,28 @@
 package io.tributary.launcher;
 
-import io.tributary.common.cli.Arguments;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.silver.SilverMergeJob;
-import java.util.List;
-import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /** {@code silver --config FILE [--once]}: merges each entity's changes from bronze into its silver table. */
-final class SilverCommand implements Command {
-  @Override
-  public String name() {
-    return "silver";
-  }
+@Command(name = "silver", description = "Merges each entity's and database's CDC changes from bronze into silver"
+    + " tables: current state (or history), out-of-order safe, effectively once. Runs until stopped, or with --once"
+    + " until caught up.")
+final class SilverCommand implements Callable<Integer> {
+  @Mixin
+  private ConfigOption config;
+
+  @Option(names = "--once", description = "Merge what bronze holds now, then stop (for a scheduler).")
+  private boolean once;
 
   @Override
-  public String usage() {
-    return "--config FILE [--once]   merge CDC changes from bronze into current-state silver tables";
-  }
-
-  @Override
-  public int run(List<String> argList) {
-    Arguments args = Arguments.parse(name(), argList, Set.of("config"), Set.of("once"));
-    TributaryConfig config = ConfigOption.load(args);
-    SilverMergeJob.checkConfig(config);
-    new SilverMergeJob(Sessions.start(config, name()), config).run(args.flag("once"));
+  public Integer call() {
+    TributaryConfig loaded = config.load();
+    SilverMergeJob.checkConfig(loaded);
+    new SilverMergeJob(Sessions.start(loaded, "silver"), loaded).run(once);
     return Tributary.OK;
   }
 }

@@ -1,7 +1,6 @@
 package io.tributary.launcher;
 
 import io.tributary.bronze.BronzeStatus;
-import io.tributary.common.cli.Arguments;
 import io.tributary.common.cli.UsageException;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.DependencyUnavailableException;
@@ -14,30 +13,33 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
+import java.util.concurrent.Callable;
 import org.apache.spark.sql.SparkSession;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * {@code status --config FILE [--max-idle DURATION]}: where every bronze and silver stream stands, from its
  * checkpoint and its source; exits 1 when one is behind and has not committed a batch for {@code --max-idle}.
  */
-final class StatusCommand implements Command {
-  @Override
-  public String name() {
-    return "status";
-  }
+@Command(name = "status", description = "Where every bronze and silver stream stands, from its checkpoint and its"
+    + " source: alive and caught up, catching up, or stalled. Exits 1 when a stream is behind and has committed"
+    + " nothing for --max-idle, 3 when Kafka or the lakehouse's storage does not answer.")
+final class StatusCommand implements Callable<Integer> {
+  @Mixin
+  private ConfigOption configOption;
+
+  @Option(names = "--max-idle", paramLabel = "DURATION", defaultValue = "15m", description = "How long a stream"
+      + " that is behind may go without a commit before it counts as stalled: 90s, 15m, 2h or ISO-8601 (PT15M);"
+      + " default ${DEFAULT-VALUE}.")
+  private String maxIdleText;
 
   @Override
-  public String usage() {
-    return "--config FILE [--max-idle 15m]   are the bronze and silver streams alive and caught up? (exit 1 if not, 3 if Kafka or the lakehouse's storage does not answer)";
-  }
-
-  @Override
-  public int run(List<String> argList) {
-    Arguments args = Arguments.parse(name(), argList, Set.of("config", "max-idle"), Set.of());
-    Duration maxIdle = args.value("max-idle").map(StatusCommand::duration).orElse(Duration.ofMinutes(15));
-    TributaryConfig config = ConfigOption.load(args);
-    SparkSession spark = Sessions.start(config, name());
+  public Integer call() {
+    Duration maxIdle = duration(maxIdleText);
+    TributaryConfig config = configOption.load();
+    SparkSession spark = Sessions.start(config, "status");
     LakehouseSession.registerCatalog(spark, config.catalog());
     List<StreamState> states;
     List<String> databaseTables;
