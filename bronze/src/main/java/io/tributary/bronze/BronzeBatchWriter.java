@@ -3,6 +3,7 @@ package io.tributary.bronze;
 import io.tributary.common.config.BronzeSource;
 import io.tributary.common.config.KafkaConfig;
 import io.tributary.common.lakehouse.PlannedBatchHold;
+import io.tributary.common.lakehouse.SparkProgress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -56,6 +57,13 @@ final class BronzeBatchWriter {
   }
 
   void write(Dataset<Row> batch, long batchId) throws Exception {
+    // A first batch of millions of records runs minutes: its log says how far it is every 10 s.
+    try (SparkProgress progress = SparkProgress.start(batch.sparkSession(), name + " batch " + batchId, LOG::info)) {
+      writeOnce(batch, batchId);
+    }
+  }
+
+  private void writeOnce(Dataset<Row> batch, long batchId) throws Exception {
     SparkSession spark = batch.sparkSession();
     KafkaOffsets end = checkpoint.endOf(batchId).orElseThrow(() -> new IllegalStateException(name + ": the"
         + " checkpoint has no offsets for batch " + batchId + ", which Spark writes before running it"));

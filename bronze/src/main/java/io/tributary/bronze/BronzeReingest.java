@@ -6,6 +6,7 @@ import io.tributary.common.config.TableFormat;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.LakehouseSession;
 import io.tributary.common.lakehouse.LocalCheckpoints;
+import io.tributary.common.lakehouse.SparkProgress;
 import io.tributary.common.lakehouse.Tables;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -73,6 +74,12 @@ public final class BronzeReingest {
    *     {@code _lost_offsets}); without it, such a range fails naming the lost offsets
    */
   public Result run(String sourceName, Bounds bounds, boolean acceptLoss, PrintStream out) throws Exception {
+    try (SparkProgress progress = SparkProgress.start(spark, "  ... re-ingesting " + sourceName, out::println)) {
+      return reingest(sourceName, bounds, acceptLoss, out);
+    }
+  }
+
+  private Result reingest(String sourceName, Bounds bounds, boolean acceptLoss, PrintStream out) throws Exception {
     BronzeSource source = config.bronze().sources().get(sourceName);
     if (source == null) {
       throw new InvalidRange("No bronze source named '" + sourceName + "' (sources: "

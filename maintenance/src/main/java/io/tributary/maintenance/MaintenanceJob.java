@@ -13,6 +13,7 @@ import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.CommitConflicts;
 import io.tributary.common.lakehouse.DatabaseTables;
 import io.tributary.common.lakehouse.LakehouseSession;
+import io.tributary.common.lakehouse.SparkProgress;
 import io.tributary.common.lakehouse.StreamCommits;
 import io.tributary.common.lakehouse.Tables;
 import java.io.PrintStream;
@@ -41,7 +42,6 @@ import org.apache.spark.sql.SparkSession;
 public final class MaintenanceJob {
   private static final int ATTEMPTS = 4;
   private static final Duration PAUSE = Duration.ofSeconds(2);
-  private static final long PROGRESS_SECONDS = 15;
 
   private final SparkSession spark;
   private final TributaryConfig config;
@@ -179,7 +179,7 @@ public final class MaintenanceJob {
 
   private void runOperation(Operation operation, MaintainedTable table, PrintStream out) {
     String name = operation.cliName();
-    try (ProgressTicker ticker = ProgressTicker.start(spark, name + " of " + table.sqlName(), out, PROGRESS_SECONDS)) {
+    try (SparkProgress ticker = SparkProgress.start(spark, "      ... " + name + " of " + table.sqlName(), out::println)) {
       String outcome = withRetries(name, table, out, () -> execute(operation, table, out));
       out.printf("   %s: %s in %.1f s%n", name, outcome, ticker.elapsed());
     }

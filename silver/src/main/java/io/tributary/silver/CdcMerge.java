@@ -5,6 +5,7 @@ import io.tributary.common.config.SilverEntity;
 import io.tributary.common.config.SilverEntity.SchemaEvolution;
 import io.tributary.common.lakehouse.LocalCheckpoints;
 import io.tributary.common.lakehouse.SilverCheckpoints;
+import io.tributary.common.lakehouse.SparkProgress;
 import io.tributary.silver.Truncates.Truncate;
 import java.util.List;
 import java.util.Map;
@@ -62,7 +63,9 @@ final class CdcMerge implements MicroBatchTarget {
     SparkSession spark = batch.sparkSession();
     Table silver = Spark3Util.loadIcebergTable(spark, silverTable);
     requireOwner(silver, null);
-    try {
+    // An initial load or a large batch runs minutes: its log says how far it is every 10 s.
+    try (SparkProgress progress = SparkProgress.start(spark, "silver-" + entity.name() + " batch " + batchId,
+        LOG::info)) {
       applyOwned(spark, batch, silver, streamId, batchId);
     } catch (Exception e) {
       silver.refresh();

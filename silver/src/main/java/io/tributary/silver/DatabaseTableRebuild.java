@@ -1,5 +1,6 @@
 package io.tributary.silver;
 
+import io.tributary.common.lakehouse.SparkProgress;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 
@@ -67,6 +68,12 @@ public final class DatabaseTableRebuild {
    *     that snapshot and switched while the stream goes on.
    */
   public SilverRebuild.Result run(String table, OptionalLong fromSnapshot, PrintStream out) {
+    try (SparkProgress progress = SparkProgress.start(spark, "      ... rebuilding " + table, out::println)) {
+      return rebuild(table, fromSnapshot, out);
+    }
+  }
+
+  private SilverRebuild.Result rebuild(String table, OptionalLong fromSnapshot, PrintStream out) {
     LakehouseSession.registerCatalog(spark, config.catalog());
     String catalog = config.catalog().name();
     TableName name = TableName.parseText(table);

@@ -1,5 +1,6 @@
 package io.tributary.silver;
 
+import io.tributary.common.lakehouse.SparkProgress;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 
@@ -77,6 +78,12 @@ public final class SilverRebuild {
    *     changes after the batch it holds are applied again
    */
   public Result run(String table, OptionalLong fromSnapshot, PrintStream out) {
+    try (SparkProgress progress = SparkProgress.start(spark, "      ... rebuilding " + table, out::println)) {
+      return rebuild(table, fromSnapshot, out);
+    }
+  }
+
+  private Result rebuild(String table, OptionalLong fromSnapshot, PrintStream out) {
     SilverEntity entity = entityOf(config, table);
     LakehouseSession.registerCatalog(spark, config.catalog());
     String catalog = config.catalog().name();
