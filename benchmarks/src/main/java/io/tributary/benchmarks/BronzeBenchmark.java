@@ -117,7 +117,7 @@ public final class BronzeBenchmark {
     produce("bench.warmup", 200_000);
     TributaryConfig config = config(work, broker, "warmup", "bench.warmup", 200_000, "1 second");
     noop(config, "warmup", true, Integer.MAX_VALUE);
-    new BronzeIngestJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
   }
 
   List<Result> measure(long size) throws Exception {
@@ -143,7 +143,7 @@ public final class BronzeBenchmark {
         noopOnce.add(Rate.of(noop(onceConfig, once, true, Integer.MAX_VALUE)));
       }
       long started = System.nanoTime();
-      new BronzeIngestJob(spark, onceConfig).run(true);
+      new BronzeIngestJob(spark, onceConfig).runUntilCaughtUp();
       bronzeWall.add(new Rate(size, (System.nanoTime() - started) / 1_000_000, 1));
       bronzeOnce.add(Rate.of(progress.batches("bronze-" + once)));
       if (run % 2 == 0) {
@@ -226,7 +226,7 @@ public final class BronzeBenchmark {
   private List<ProgressCollector.Batch> bronzeContinuous(TributaryConfig config, String source, int batches)
       throws Exception {
     String name = "bronze-" + source;
-    Thread job = new Thread(() -> new BronzeIngestJob(spark, config).run(false), "bench-" + name);
+    Thread job = new Thread(() -> new BronzeIngestJob(spark, config).runContinuously(), "bench-" + name);
     job.start();
     awaitBatches(name, batches);
     for (StreamingQuery query : spark.streams().active()) {

@@ -126,8 +126,8 @@ public final class DatabaseBenchmark {
     long heapBefore = usedHeap();
     new BronzeIngestJob(spark, config).createTables();
     AtomicReference<Throwable> failure = new AtomicReference<>();
-    Thread bronze = new Thread(() -> run(() -> new BronzeIngestJob(spark, config).run(false), failure), "bronze");
-    Thread silver = new Thread(() -> run(() -> new SilverMergeJob(spark, config).run(false), failure), "silver");
+    Thread bronze = new Thread(() -> run(() -> new BronzeIngestJob(spark, config).runContinuously(), failure), "bronze");
+    Thread silver = new Thread(() -> run(() -> new SilverMergeJob(spark, config).runContinuously(), failure), "silver");
     long started = System.nanoTime();
     bronze.start();
     silver.start();

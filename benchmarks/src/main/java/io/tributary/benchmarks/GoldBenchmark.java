@@ -13,7 +13,6 @@ import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import org.apache.spark.sql.SparkSession;
 
@@ -71,7 +70,7 @@ public final class GoldBenchmark {
           + " AS event_ms FROM range(" + from + ", " + Math.min(orders, from + chunk) + ")", from);
     }
     long silverStart = System.nanoTime();
-    new SilverMergeJob(spark, config).run(true);
+    new SilverMergeJob(spark, config).runUntilCaughtUp();
     long silverMillis = (System.nanoTime() - silverStart) / 1_000_000;
     System.out.printf("   silver initial load: %,d ms%n", silverMillis);
 
@@ -83,7 +82,7 @@ public final class GoldBenchmark {
         + (days * 86_400_000L) + " + i AS event_ms FROM (SELECT id * 10 + 3 AS i FROM range(0, " + changed + "))",
         orders);
     long mergeStart = System.nanoTime();
-    new SilverMergeJob(spark, config).run(true);
+    new SilverMergeJob(spark, config).runUntilCaughtUp();
     long mergeMillis = (System.nanoTime() - mergeStart) / 1_000_000;
     long silverRows = spark.table("lake.silver.orders").count();
 
@@ -122,7 +121,7 @@ public final class GoldBenchmark {
         incrementalRuns));
     text.append(String.format("%nIncremental / full: %.3f. Target: <= 0.10: %s.%n", ratio,
         ratio <= 0.10 ? "met" : "NOT met"));
-    text.append("Wall time of `GoldJob.run` as `tributary gold` runs it: inputs pinned, SQL analysed, query, four"
+    text.append("Wall time of `GoldJob.execute` as `tributary gold` runs it: inputs pinned, SQL analysed, query, four"
         + " declared tests, one Iceberg commit. Checked: after the incremental run the table equals the full"
         + " rebuild's.\n");
     return text.toString();
@@ -131,8 +130,7 @@ public final class GoldBenchmark {
   /** Builds the model for an interval; returns the wall time in ms. */
   private long build(Interval interval) {
     long start = System.nanoTime();
-    new GoldJob(spark, config).run(Optional.of(MODEL), false, interval, false, new PrintStream(OutputStream
-        .nullOutputStream()));
+    GoldJob.of(spark, config, interval).select(MODEL).execute(new PrintStream(OutputStream.nullOutputStream()));
     long millis = (System.nanoTime() - start) / 1_000_000;
     System.out.printf("   %s for %s: %,d ms%n", MODEL, interval, millis);
     return millis;

@@ -144,7 +144,7 @@ public final class SilverBenchmark {
     Map<Encoding, Long> snapshotsBefore = new EnumMap<>(Encoding.class);
     for (Encoding encoding : encodings) {
       long loadStart = System.nanoTime();
-      new SilverMergeJob(spark, config(encoding)).run(true);
+      new SilverMergeJob(spark, config(encoding)).runUntilCaughtUp();
       loads.put(encoding, (System.nanoTime() - loadStart) / 1_000_000);
       System.out.printf("   %s silver initial load: %,d ms%n", encoding, loads.get(encoding));
       snapshotsBefore.put(encoding, spark.table(encoding.silver() + ".snapshots").count());
@@ -159,7 +159,7 @@ public final class SilverBenchmark {
       String query = "silver-" + encoding.entity;
       int batchesBefore = progress.batches(query).size();
       long mergeStart = System.nanoTime();
-      new SilverMergeJob(spark, config(encoding)).run(true);
+      new SilverMergeJob(spark, config(encoding)).runUntilCaughtUp();
       long mergeMillis = (System.nanoTime() - mergeStart) / 1_000_000;
       List<ProgressCollector.Batch> batches = progress.batches(query);
       // The changes over the batches' trigger time: a batch's numInputRows counts every scan of its input, and the
@@ -281,12 +281,12 @@ public final class SilverBenchmark {
         appendToBronze(written, changes(keys, from, SMALL_BATCH), keys);
       }
       int before = progress.batches(query).size();
-      new SilverMergeJob(spark, config(encoding)).run(true);
+      new SilverMergeJob(spark, config(encoding)).runUntilCaughtUp();
       List<ProgressCollector.Batch> batches = progress.batches(query);
       measured.addAll(batches.subList(before, batches.size()));
     }
     for (Encoding other : encodings.subList(1, encodings.size())) {
-      new SilverMergeJob(spark, config(other)).run(true); // the same changes, for the final check
+      new SilverMergeJob(spark, config(other)).runUntilCaughtUp(); // the same changes, for the final check
     }
     System.out.printf("   median trigger %,d ms (in the batch %,d ms), slowest %,d ms%n",
         median(measured, ProgressCollector.Batch::millis), median(measured, ProgressCollector.Batch::sinkMillis),

@@ -74,7 +74,17 @@ public final class BronzeIngestJob {
    * retryable reason is restarted from its checkpoint (at most {@value #MAX_RESTARTS} times in a row); any other
    * failure stops all streams and is rethrown.
    */
-  public void run(boolean once) {
+  /** Runs until every stream has caught up with what its source holds now, then returns ({@code --once}). */
+  public void runUntilCaughtUp() {
+    run(true);
+  }
+
+  /** Runs until the job is stopped or a stream fails for good. */
+  public void runContinuously() {
+    run(false);
+  }
+
+  private void run(boolean once) {
     KafkaReachability.check(config.kafka(), namedTopics(config));
     LakehouseSession.registerCatalog(spark, config.catalog());
     StreamProgressLog.attachTo(spark);

@@ -60,26 +60,35 @@ public final class BronzeReingest {
   private final SparkSession spark;
   private final TributaryConfig config;
   private final BronzeTable table;
+  private final boolean acceptLoss;
 
   public BronzeReingest(SparkSession spark, TributaryConfig config) {
+    this(spark, config, false);
+  }
+
+  private BronzeReingest(SparkSession spark, TributaryConfig config, boolean acceptLoss) {
     this.spark = spark;
     this.config = config;
     this.table = new BronzeTable(new Tables(config.catalog()), config.bronze().format());
+    this.acceptLoss = acceptLoss;
   }
 
   /**
-   * Re-ingests the range of one source.
-   *
-   * @param acceptLoss load what Kafka still has of the range when retention deleted part of it (recorded in
-   *     {@code _lost_offsets}); without it, such a range fails naming the lost offsets
+   * The same re-ingest, loading what Kafka still has of the range when retention deleted part of it (recorded in
+   * {@code _lost_offsets}); without it, such a range fails naming the lost offsets.
    */
-  public Result run(String sourceName, Bounds bounds, boolean acceptLoss, PrintStream out) throws Exception {
+  public BronzeReingest acceptingDataLoss() {
+    return new BronzeReingest(spark, config, true);
+  }
+
+  /** Re-ingests the range of one source. */
+  public Result run(String sourceName, Bounds bounds, PrintStream out) throws Exception {
     try (SparkProgress progress = SparkProgress.start(spark, "  ... re-ingesting " + sourceName, out::println)) {
-      return reingest(sourceName, bounds, acceptLoss, out);
+      return reingest(sourceName, bounds, out);
     }
   }
 
-  private Result reingest(String sourceName, Bounds bounds, boolean acceptLoss, PrintStream out) throws Exception {
+  private Result reingest(String sourceName, Bounds bounds, PrintStream out) throws Exception {
     BronzeSource source = config.bronze().sources().get(sourceName);
     if (source == null) {
       throw new InvalidRange("No bronze source named '" + sourceName + "' (sources: "

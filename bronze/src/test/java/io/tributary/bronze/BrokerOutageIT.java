@@ -38,7 +38,7 @@ class BrokerOutageIT {
     TributaryConfig config = new BronzeFixture(null, dir).config("127.0.0.1:" + closed, Map.of("events", "events"),
         "");
     long started = System.nanoTime();
-    assertThatThrownBy(() -> new BronzeIngestJob(spark, config).run(true))
+    assertThatThrownBy(() -> new BronzeIngestJob(spark, config).runUntilCaughtUp())
         .isInstanceOf(DependencyUnavailableException.class)
         .hasMessage("Kafka at 127.0.0.1:" + closed + " did not answer within 30 s (tributary.kafka.bootstrap-servers);"
             + " start the broker, or fix the address or the security settings, and run again. Nothing was loaded or"

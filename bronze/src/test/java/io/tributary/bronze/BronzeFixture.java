@@ -183,7 +183,7 @@ public final class BronzeFixture {
       this.spark = spark;
       this.thread = new Thread(() -> {
         try {
-          job.run(false);
+          job.runContinuously();
         } catch (Throwable e) {
           failure.set(e);
         }

@@ -70,7 +70,7 @@ public class BronzeIngestIT {
     assertThat(orders.stream().map(Sent::partition).distinct()).containsExactlyInAnyOrder(0, 1);
 
     TributaryConfig config = fixture.config(Map.of("orders", "orders", "payments", "payments"), "");
-    new BronzeIngestJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
 
     assertLandedExactly(orders, fixture.read(spark, config, "orders"));
     assertLandedExactly(payments, fixture.read(spark, config, "payments"));
@@ -101,7 +101,7 @@ public class BronzeIngestIT {
         record(topic, 1, new byte[0], new byte[0])));
 
     TributaryConfig config = fixture.config(Map.of("raw", "raw"), "");
-    new BronzeIngestJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
 
     List<Landed> landed = fixture.read(spark, config, "raw");
     assertLandedExactly(sent, landed);
@@ -143,9 +143,9 @@ public class BronzeIngestIT {
     TributaryConfig config = fixture.config(Map.of("events", "events"),
         "tributary.bronze { format = delta, defaults.max-offsets-per-trigger = 150 }");
 
-    new BronzeIngestJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
     // A second run with nothing new must not add anything either.
-    new BronzeIngestJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
 
     assertLandedExactly(sent, fixture.read(spark, config, "events"));
     String path = config.catalog().deltaWarehouse() + "/bronze/events";

@@ -47,9 +47,9 @@ class CheckpointFaultsIT {
     fixture.createTopics(1, "clicks");
     TributaryConfig config = fixture.config(Map.of("clicks", "clicks"), settings);
     List<Sent> sent = new ArrayList<>(fixture.sendSimple("clicks", 101, 0));
-    new BronzeIngestJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
     sent.addAll(fixture.sendSimple("clicks", 3_000, 101));
-    new BronzeIngestJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
     Path checkpoint = checkpoint(config);
     long last = CheckpointLogFiles.lastBatch(checkpoint.resolve("commits"));
     assertThat(last).as("two batches").isEqualTo(1);
@@ -58,7 +58,7 @@ class CheckpointFaultsIT {
     CheckpointLogFiles.delete(checkpoint.resolve("commits/1"));
     sent.addAll(fixture.sendSimple("clicks", 5_000, 3_101));
 
-    new BronzeIngestJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
 
     BronzeIngestIT.assertLandedExactly(sent, fixture.read(spark, config, "clicks"));
   }
@@ -70,9 +70,9 @@ class CheckpointFaultsIT {
     fixture.createTopics(2, "views");
     TributaryConfig config = fixture.config(Map.of("views", "views"), "");
     List<Sent> sent = new ArrayList<>(fixture.sendSimple("views", 500, 0));
-    new BronzeIngestJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
     sent.addAll(fixture.sendSimple("views", 700, 500));
-    new BronzeIngestJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
     String table = fixture.tableName(config, "views");
     List<Row> filesBefore = dataFiles(spark, table);
     Map<String, java.nio.file.attribute.FileTime> writtenAt = new java.util.HashMap<>();
@@ -83,7 +83,7 @@ class CheckpointFaultsIT {
     // Killed after the table commit of batch 1 and before Spark's commit log: the restart replays batch 1.
     CheckpointLogFiles.delete(checkpoint(config).resolve("commits/1"));
 
-    new BronzeIngestJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
 
     assertThat(spark.table(table + ".snapshots").count()).as("the replay commits nothing").isEqualTo(snapshotsBefore);
     assertThat(dataFiles(spark, table)).as("every committed file as committed").isEqualTo(filesBefore);
@@ -94,7 +94,7 @@ class CheckpointFaultsIT {
           .isEqualTo(writtenAt.get(file.getString(0)));
     }
     sent.addAll(fixture.sendSimple("views", 50, 1_200));
-    new BronzeIngestJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
     BronzeIngestIT.assertLandedExactly(sent, fixture.read(spark, config, "views"));
   }
 
@@ -105,9 +105,9 @@ class CheckpointFaultsIT {
     fixture.createTopics(2, "taps");
     TributaryConfig config = fixture.config(Map.of("taps", "taps"), "");
     List<Sent> sent = new ArrayList<>(fixture.sendSimple("taps", 200, 0));
-    new BronzeIngestJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
     sent.addAll(fixture.sendSimple("taps", 300, 200));
-    new BronzeIngestJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
     Path checkpoint = checkpoint(config);
     // A disk or a copy that cut the last batch's files short.
     Files.writeString(checkpoint.resolve("offsets/1"), "v1\n{\"batchWatermarkMs\":0,");
@@ -116,7 +116,7 @@ class CheckpointFaultsIT {
     Files.deleteIfExists(checkpoint.resolve("commits/.1.crc"));
     sent.addAll(fixture.sendSimple("taps", 100, 500));
 
-    new BronzeIngestJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
 
     BronzeIngestIT.assertLandedExactly(sent, fixture.read(spark, config, "taps"));
     try (Stream<Path> aside = Files.list(checkpoint.resolve("offsets"))) {
@@ -131,17 +131,17 @@ class CheckpointFaultsIT {
     fixture.createTopics(2, "carts");
     TributaryConfig config = fixture.config(Map.of("carts", "carts"), "");
     List<Sent> sent = new ArrayList<>(fixture.sendSimple("carts", 100, 0));
-    new BronzeIngestJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
     String table = fixture.tableName(config, "carts");
     long first = spark.sql("SELECT snapshot_id FROM " + table + ".snapshots ORDER BY committed_at DESC LIMIT 1")
         .first().getLong(0);
     sent.addAll(fixture.sendSimple("carts", 200, 100));
-    new BronzeIngestJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
     spark.sql("CALL " + config.catalog().name() + ".system.rollback_to_snapshot('" + table + "', " + first + ")");
     assertThat(spark.table(table).count()).isEqualTo(100);
     sent.addAll(fixture.sendSimple("carts", 50, 300));
 
-    new BronzeIngestJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
 
     BronzeIngestIT.assertLandedExactly(sent, fixture.read(spark, config, "carts"));
   }
@@ -154,9 +154,9 @@ class CheckpointFaultsIT {
     TributaryConfig config = fixture.config(Map.of("early", "early", "late", "late"),
         "tributary.bronze.sources.late.starting-offsets = latest");
     List<Sent> early = new ArrayList<>(fixture.sendSimple("early", 300, 0));
-    new BronzeIngestJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
     List<Sent> late = new ArrayList<>(fixture.sendSimple("late", 300, 0));
-    new BronzeIngestJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
     assertThat(fixture.read(spark, config, "late")).as("late starts at the end of its topic").hasSize(300);
     late.clear();
     late.addAll(fixture.read(spark, config, "late").stream()
@@ -169,7 +169,7 @@ class CheckpointFaultsIT {
       deleteTree(checkpoint(config, source));
     }
 
-    new BronzeIngestJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
 
     // From the earliest offsets: what the table holds is not loaded again. From the latest: the records sent while
     // the checkpoint was gone are loaded, not skipped.

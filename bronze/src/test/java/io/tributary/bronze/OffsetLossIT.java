@@ -40,7 +40,7 @@ class OffsetLossIT {
     String topic = fixture.topic("short");
     fixture.sendSimple("short", 50, 0);
     TributaryConfig failing = fixture.config(Map.of("short", "short"), "");
-    new BronzeIngestJob(spark, failing).run(true);
+    new BronzeIngestJob(spark, failing).runUntilCaughtUp();
     assertThat(fixture.read(spark, failing, "short")).hasSize(50);
 
     // Retention of half a second, segments rolled every 100 ms: what is sent next is deleted before bronze runs.
@@ -60,7 +60,7 @@ class OffsetLossIT {
     });
     long earliest = earliest(fixture, partition);
 
-    assertThatThrownBy(() -> new BronzeIngestJob(spark, failing).run(true))
+    assertThatThrownBy(() -> new BronzeIngestJob(spark, failing).runUntilCaughtUp())
         .isInstanceOf(BronzeDataLossException.class)
         .hasMessageStartingWith("Kafka no longer has " + (earliest - 50) + " records that bronze table bronze.short"
             + " (source 'short') has not loaded yet; retention deleted them before they were ingested:\n"
@@ -74,20 +74,21 @@ class OffsetLossIT {
     // bronze; accepting the loss records no gap, since bronze has every record.
     BronzeReingest.Bounds fromStart = new BronzeReingest.Bounds.Offsets("{\"" + topic + "\":{\"0\":0}}",
         java.util.Optional.empty());
-    assertThatThrownBy(() -> new BronzeReingest(spark, failing).run("short", fromStart, false, System.out))
+    assertThatThrownBy(() -> new BronzeReingest(spark, failing).run("short", fromStart, System.out))
         .isInstanceOf(BronzeDataLossException.class)
         .hasMessageStartingWith("Kafka no longer has 50 records of the range (retention deleted them):\n"
             + "  " + topic + " partition 0: offsets 0 to 49 (50 records), bronze holds 50\n"
             + "Bronze table bronze.short holds 50 of them: they need no replay from Kafka. To rebuild the tables"
             + " built from bronze, run:\n  tributary rebuild --config FILE --table <silver table>\n")
         .hasMessageEndingWith("add --accept-data-loss.");
-    BronzeReingest.Result accepted = new BronzeReingest(spark, failing).run("short", fromStart, true, System.out);
+    BronzeReingest.Result accepted = new BronzeReingest(spark, failing).acceptingDataLoss().run("short", fromStart,
+        System.out);
     assertThat(accepted.added()).isZero();
     assertThat(spark.catalog().tableExists(failing.catalog().name() + ".bronze._lost_offsets")).isFalse();
 
     TributaryConfig skipping = fixture.config(Map.of("short", "short"),
         "tributary.bronze.sources.short.on-data-loss = skip");
-    new BronzeIngestJob(spark, skipping).run(true);
+    new BronzeIngestJob(spark, skipping).runUntilCaughtUp();
     List<Landed> landed = fixture.read(spark, skipping, "short");
     long end = latest(fixture, partition);
     assertThat(landed).hasSize((int) (50 + end - earliest));

@@ -36,7 +36,7 @@ class ReingestIT {
     String topic = fixture.topic("events");
     List<BronzeFixture.Sent> sent = fixture.sendSimple("events", 120, 0);
     TributaryConfig config = fixture.config(Map.of("events", "events"), "");
-    new BronzeIngestJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
     String bronze = fixture.tableName(config, "events");
     List<String> loaded = content(spark, bronze);
     assertThat(loaded).hasSize(120);
@@ -71,10 +71,10 @@ class ReingestIT {
     fixture.sendSimple("events", 30, 120);
     ByteArrayOutputStream printed = new ByteArrayOutputStream();
     BronzeReingest.Result ahead = new BronzeReingest(spark, config).run("events", new Bounds.Offsets("{\"" + topic
-        + "\":{\"0\":0,\"1\":0}}", Optional.empty()), false, new PrintStream(printed, true, StandardCharsets.UTF_8));
+        + "\":{\"0\":0,\"1\":0}}", Optional.empty()), new PrintStream(printed, true, StandardCharsets.UTF_8));
     assertThat(ahead.added()).isZero();
     assertThat(printed.toString(StandardCharsets.UTF_8)).contains("are left to the bronze stream");
-    new BronzeIngestJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
     assertThat(spark.sql("SELECT count(*), count(DISTINCT topic, `partition`, `offset`) FROM " + bronze).first()
         .toString()).isEqualTo("[150,150]");
 
@@ -84,7 +84,8 @@ class ReingestIT {
 
   private static BronzeReingest.Result reingest(SparkSession spark, TributaryConfig config, Bounds bounds,
       boolean acceptLoss) throws Exception {
-    return new BronzeReingest(spark, config).run("events", bounds, acceptLoss, System.out);
+    BronzeReingest reingest = new BronzeReingest(spark, config);
+    return (acceptLoss ? reingest.acceptingDataLoss() : reingest).run("events", bounds, System.out);
   }
 
   /** Every row but its ingest time, sorted. */

@@ -40,11 +40,15 @@ public final class GoldRunner {
   }
 
   /**
-   * The plan; with {@code fullRefresh} every model replaces its whole table with its result for the interval.
+   * The plan of a full refresh: every model replaces its whole table with its result for the interval.
    *
    * @throws InvalidModelException naming every unknown table and every SQL that does not analyse
    */
-  public GoldPlan plan(List<GoldModel> selected, Interval interval, boolean fullRefresh) {
+  public GoldPlan planFullRefresh(List<GoldModel> selected, Interval interval) {
+    return plan(selected, interval, true);
+  }
+
+  private GoldPlan plan(List<GoldModel> selected, Interval interval, boolean fullRefresh) {
     List<String> problems = new ArrayList<>();
     String catalog = config.catalog().name();
     InputTables inputs = InputTables.pin(spark, catalog, config.gold(), selected, problems);

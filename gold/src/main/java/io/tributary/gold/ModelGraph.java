@@ -116,11 +116,24 @@ public final class ModelGraph {
   }
 
   /**
-   * One model, and with {@code downstream} every model that depends on it directly or not, in run order.
+   * One model.
    *
    * @throws InvalidModelException when there is no such model
    */
-  public List<GoldModel> select(String name, boolean downstream) {
+  public List<GoldModel> select(String name) {
+    return select(name, false);
+  }
+
+  /**
+   * One model and every model that depends on it directly or not, in run order.
+   *
+   * @throws InvalidModelException when there is no such model
+   */
+  public List<GoldModel> selectWithDownstream(String name) {
+    return select(name, true);
+  }
+
+  private List<GoldModel> select(String name, boolean downstream) {
     if (!models.containsKey(name)) {
       throw new InvalidModelException(List.of("--select: no model named '" + name + "' (known: "
           + String.join(", ", models.keySet()) + ")"));

@@ -195,12 +195,12 @@ class GoldModelsIT {
     long complete = spark.sql("SELECT snapshot_id FROM " + revenue + ".snapshots ORDER BY committed_at DESC LIMIT 1")
         .first().getLong(0);
     LocalDate lastDay = spark.sql("SELECT max(delivery_date) FROM " + revenue).first().getDate(0).toLocalDate();
-    runner.run(runner.plan(graph.select("daily_revenue", false), Interval.day(lastDay), true), line -> { });
+    runner.run(runner.planFullRefresh(graph.select("daily_revenue"), Interval.day(lastDay)), line -> { });
     assertThat(spark.sql("SELECT DISTINCT delivery_date FROM " + revenue).collectAsList()).hasSize(1)
         .allSatisfy(row -> assertThat(row.getDate(0).toLocalDate()).isEqualTo(lastDay));
     assertThat(spark.sql("SELECT * FROM " + revenue + " VERSION AS OF " + complete).toJSON().collectAsList()
         .stream().sorted().toList()).isEqualTo(daily.get("daily_revenue"));
-    runner.run(runner.plan(graph.select("daily_revenue", false), all, true), line -> { });
+    runner.run(runner.planFullRefresh(graph.select("daily_revenue"), all), line -> { });
     assertThat(content(revenue)).isEqualTo(daily.get("daily_revenue"));
   }
 
@@ -273,7 +273,7 @@ class GoldModelsIT {
     ModelGraph graph = ModelGraph.load(Path.of(config.gold().models()));
     GoldRunner runner = new GoldRunner(spark, config);
     Interval day = Interval.day(allDays().start());
-    String plan = runner.plan(graph.select("customer_lifetime_value", true), day).describe();
+    String plan = runner.plan(graph.selectWithDownstream("customer_lifetime_value"), day).describe();
     long orders = icebergTable(ShopLakehouse.CATALOG + ".silver.orders").currentSnapshot().snapshotId();
     assertThat(plan)
         .startsWith("Gold plan for " + day + " ({{ start }} = DATE'" + day.start() + "', {{ end }} = DATE'"

@@ -56,9 +56,9 @@ class ModelGraphTest {
         "unrelated", model()));
     assertThat(graph.inOrder().stream().map(GoldModel::name))
         .containsExactly("customers", "revenue", "a_report", "unrelated");
-    assertThat(graph.select("customers", true).stream().map(GoldModel::name))
+    assertThat(graph.selectWithDownstream("customers").stream().map(GoldModel::name))
         .containsExactly("customers", "revenue", "a_report");
-    assertThat(graph.select("revenue", false).stream().map(GoldModel::name)).containsExactly("revenue");
+    assertThat(graph.select("revenue").stream().map(GoldModel::name)).containsExactly("revenue");
   }
 
   @Test
@@ -118,7 +118,7 @@ class ModelGraphTest {
             + "SELECT * FROM {{ source('silver.orders') }} WHERE t >= {{ start }} AND t < {{end}}",
         "z_customers", "SELECT 1 AS id"));
     assertThat(graph.inOrder().stream().map(GoldModel::name)).containsExactly("z_customers", "a_orders");
-    GoldModel orders = graph.select("a_orders", false).get(0);
+    GoldModel orders = graph.select("a_orders").get(0);
     assertThat(orders.sources()).containsExactlyInAnyOrder("silver.orders", "silver.customers");
     assertThat(orders.render(Interval.days(java.time.LocalDate.parse("2026-11-01"),
         java.time.LocalDate.parse("2026-11-03")), reference -> "<" + reference + ">"))
@@ -126,7 +126,7 @@ class ModelGraphTest {
     assertThat(orders.tests().get(0).offendingRows("result", reference -> "<" + reference + ">"))
         .isEqualTo("SELECT r.* FROM result r LEFT ANTI JOIN <ref:z_customers> t ON r.customer_id = t.id"
             + " WHERE r.customer_id IS NOT NULL");
-    assertThat(orders.version()).hasSize(64).isNotEqualTo(graph.select("z_customers", false).get(0).version());
+    assertThat(orders.version()).hasSize(64).isNotEqualTo(graph.select("z_customers").get(0).version());
   }
 
   @Test

@@ -87,6 +87,6 @@ final class ShopLakehouse {
       String table = CATALOG + ".bronze." + (topic.equals(GeneratorOptions.ORDERS_TOPIC) ? "orders" : "customers");
       spark.createDataFrame(rows, BRONZE).writeTo(table).append();
     }
-    new SilverMergeJob(spark, config).run(true);
+    new SilverMergeJob(spark, config).runUntilCaughtUp();
   }
 }

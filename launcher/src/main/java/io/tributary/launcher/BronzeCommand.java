@@ -2,8 +2,6 @@ package io.tributary.launcher;
 
 import io.tributary.bronze.BronzeIngestJob;
 import io.tributary.common.config.TributaryConfig;
-import java.util.concurrent.Callable;
-import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -11,7 +9,7 @@ import picocli.CommandLine.Option;
 /** {@code bronze --config FILE [--once] [--accept-data-loss]}: lands the configured Kafka topics in bronze tables. */
 @Command(name = "bronze", description = "Lands the configured Kafka topics in bronze tables, exactly once: one row"
     + " per record, raw and replayable. Runs until stopped, or with --once until caught up.")
-final class BronzeCommand implements Callable<Integer> {
+final class BronzeCommand extends JobCommand {
   @Mixin
   private ConfigOption config;
 
@@ -23,15 +21,20 @@ final class BronzeCommand implements Callable<Integer> {
   private boolean acceptDataLoss;
 
   @Override
-  public Integer call() {
+  Job check() {
     TributaryConfig loaded = config.load();
     BronzeIngestJob.checkConfig(loaded);
-    SparkSession spark = Sessions.start(loaded, "bronze");
-    BronzeIngestJob job = new BronzeIngestJob(spark, loaded);
-    if (acceptDataLoss) {
-      job.acceptingDataLoss();
-    }
-    job.run(once);
-    return Tributary.OK;
+    return new Job("bronze", loaded, spark -> {
+      BronzeIngestJob job = new BronzeIngestJob(spark, loaded);
+      if (acceptDataLoss) {
+        job.acceptingDataLoss();
+      }
+      if (once) {
+        job.runUntilCaughtUp();
+      } else {
+        job.runContinuously();
+      }
+      return Tributary.OK;
+    });
   }
 }

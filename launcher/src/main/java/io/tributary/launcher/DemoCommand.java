@@ -2,11 +2,13 @@ package io.tributary.launcher;
 
 import io.tributary.bronze.BronzeIngestJob;
 import io.tributary.common.config.BronzeSource;
+import io.tributary.common.config.LocalFolders;
 import io.tributary.common.config.SilverDatabase;
 import io.tributary.common.config.SilverEntity;
 import io.tributary.common.config.TableName;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.DatabaseTables;
+import io.tributary.common.lakehouse.LakehouseSession;
 import io.tributary.common.lakehouse.Tables;
 import io.tributary.gold.GoldJob;
 import io.tributary.gold.Interval;
@@ -82,19 +84,20 @@ final class DemoCommand implements Callable<Integer> {
       produce(config, inventory, cutoff, true);
 
       step("Bronze: landing every topic, exactly once, until caught up");
-      SparkSession spark = Sessions.start(config, "demo");
+      LocalFolders.check(config);
+      SparkSession spark = LakehouseSession.builder(config, "demo").getOrCreate();
       spark.sparkContext().setLogLevel("WARN");
-      new BronzeIngestJob(spark, config).run(true);
+      new BronzeIngestJob(spark, config).runUntilCaughtUp();
       step("Silver: merging each entity's changes from bronze, out-of-order safe");
-      new SilverMergeJob(spark, config).run(true);
+      new SilverMergeJob(spark, config).runUntilCaughtUp();
 
       step("Producing the third day: later changes to the same orders, customers and inventory, and a new table of"
           + " the inventory database (suppliers)");
       produce(config, records, cutoff, false);
       produce(config, inventory, cutoff, false);
       step("Bronze and silver again: each continues from its checkpoint");
-      new BronzeIngestJob(spark, config).run(true);
-      new SilverMergeJob(spark, config).run(true);
+      new BronzeIngestJob(spark, config).runUntilCaughtUp();
+      new SilverMergeJob(spark, config).runUntilCaughtUp();
 
       Tables tables = new Tables(config.catalog());
       for (BronzeSource source : config.bronze().sourceList()) {
@@ -147,7 +150,7 @@ final class DemoCommand implements Callable<Integer> {
       step("Gold: building the SQL models of " + config.gold().models() + " for the sample's days");
       Interval days = Interval.days(LocalDate.ofInstant(sample.start(), ZoneOffset.UTC),
           LocalDate.ofInstant(sample.start().plus(sample.span()), ZoneOffset.UTC));
-      for (ModelRun run : new GoldJob(spark, config).run(Optional.empty(), false, days, false, System.out)) {
+      for (ModelRun run : GoldJob.of(spark, config, days).execute(System.out)) {
         step(String.format("Gold table %s: %,d rows (%s; tests passed: %s)", run.table(),
             spark.table(run.table()).count(), run.model().materialization().name().toLowerCase(Locale.ROOT),
             run.testsPassed().isEmpty() ? "none declared" : String.join(", ", run.testsPassed())));

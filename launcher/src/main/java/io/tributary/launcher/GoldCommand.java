@@ -5,9 +5,7 @@ import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.StorageFull;
 import io.tributary.gold.GoldJob;
 import io.tributary.gold.Interval;
-import io.tributary.gold.ModelGraph;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -18,7 +16,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "gold", description = "Builds the gold SQL models for one day, or for the days --from to --to (both"
     + " included), in dependency order; each model's tests run before its commit.")
-final class GoldCommand implements Callable<Integer> {
+final class GoldCommand extends JobCommand {
   @Mixin
   private ConfigOption config;
 
@@ -78,34 +76,31 @@ final class GoldCommand implements Callable<Integer> {
   }
 
   @Override
-  public Integer call() {
+  Job check() {
     Interval interval = days.interval("gold");
     if (downstream && select == null) {
       throw new UsageException("'gold': --downstream needs --select MODEL");
     }
     TributaryConfig loaded = config.load();
-    checkModels(loaded, Optional.ofNullable(select), downstream);
-    try {
-      new GoldJob(Sessions.start(loaded, "gold"), loaded).run(Optional.ofNullable(select), downstream, interval,
-          fullRefresh, dryRun, System.out);
-    } catch (RuntimeException failure) {
-      throw StorageFull.explain("gold", failure, loaded, StorageFull.GOLD_RUN)
-          .<RuntimeException>map(full -> full).orElse(failure);
-    }
-    return Tributary.OK;
-  }
-
-  /**
-   * Reads the model files and resolves the selection before Spark starts, so that a bad model or an unknown
-   * {@code --select} fails at once (and in validation mode). Local paths only; other file systems are read when the
-   * job runs, with the session's Hadoop settings.
-   */
-  static void checkModels(TributaryConfig config, Optional<String> select, boolean downstream) {
-    String models = config.gold().models();
-    if (models.contains("://") && !models.startsWith("file:")) {
-      return;
-    }
-    ModelGraph graph = ModelGraph.load(models, new org.apache.hadoop.conf.Configuration());
-    select.ifPresent(name -> graph.select(name, downstream));
+    GoldJob.checkModels(loaded, Optional.ofNullable(select));
+    return new Job("gold", loaded, spark -> {
+      GoldJob job = GoldJob.of(spark, loaded, interval);
+      if (select != null) {
+        job = downstream ? job.select(select).withDownstream() : job.select(select);
+      }
+      if (fullRefresh) {
+        job = job.fullRefresh();
+      }
+      if (dryRun) {
+        job = job.dryRun();
+      }
+      try {
+        job.execute(System.out);
+      } catch (RuntimeException failure) {
+        throw StorageFull.explain("gold", failure, loaded, StorageFull.GOLD_RUN)
+            .<RuntimeException>map(full -> full).orElse(failure);
+      }
+      return Tributary.OK;
+    });
   }
 }

@@ -3,7 +3,6 @@ package io.tributary.launcher;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.maintenance.MaintenanceJob;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -11,7 +10,7 @@ import picocli.CommandLine.Option;
 /** {@code health --config FILE [--table NAMESPACE.TABLE]}: one line per table: snapshots, files, sizes. */
 @Command(name = "health", description = "One line per table: snapshots, data files, average file size, small files,"
     + " delete files; changes nothing.")
-final class HealthCommand implements Callable<Integer> {
+final class HealthCommand extends JobCommand {
   @Mixin
   private ConfigOption config;
 
@@ -19,9 +18,11 @@ final class HealthCommand implements Callable<Integer> {
   private String table;
 
   @Override
-  public Integer call() {
+  Job check() {
     TributaryConfig loaded = config.load();
-    new MaintenanceJob(Sessions.start(loaded, "health"), loaded).health(Optional.ofNullable(table), System.out);
-    return Tributary.OK;
+    return new Job("health", loaded, spark -> {
+      new MaintenanceJob(spark, loaded).health(Optional.ofNullable(table), System.out);
+      return Tributary.OK;
+    });
   }
 }

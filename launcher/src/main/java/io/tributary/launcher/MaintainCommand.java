@@ -7,7 +7,6 @@ import io.tributary.maintenance.MaintenanceJob;
 import io.tributary.maintenance.Operation;
 import java.util.Arrays;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -19,7 +18,7 @@ import picocli.CommandLine.Option;
 @Command(name = "maintain", description = "Runs what each table's maintenance policy says is due: compaction,"
     + " snapshot expiry, orphan file removal (safe next to the running streams), with each table's health before and"
     + " after.")
-final class MaintainCommand implements Callable<Integer> {
+final class MaintainCommand extends JobCommand {
   @Mixin
   private ConfigOption config;
 
@@ -32,18 +31,19 @@ final class MaintainCommand implements Callable<Integer> {
   private String operation;
 
   @Override
-  public Integer call() {
+  Job check() {
     Optional<Operation> only = Optional.ofNullable(operation).map(text -> Operation.parse(text).orElseThrow(() ->
         new UsageException("'maintain': --operation must be one of " + String.join(", ",
             Arrays.stream(Operation.values()).map(Operation::cliName).toList()) + "; got '" + text + "'")));
     TributaryConfig loaded = config.load();
-    try {
-      new MaintenanceJob(Sessions.start(loaded, "maintain"), loaded).run(Optional.ofNullable(table), only,
-          System.out);
-    } catch (RuntimeException failure) {
-      throw StorageFull.explain("maintain", failure, loaded, StorageFull.MAINTENANCE)
-          .<RuntimeException>map(full -> full).orElse(failure);
-    }
-    return Tributary.OK;
+    return new Job("maintain", loaded, spark -> {
+      try {
+        new MaintenanceJob(spark, loaded).run(Optional.ofNullable(table), only, System.out);
+      } catch (RuntimeException failure) {
+        throw StorageFull.explain("maintain", failure, loaded, StorageFull.MAINTENANCE)
+            .<RuntimeException>map(full -> full).orElse(failure);
+      }
+      return Tributary.OK;
+    });
   }
 }

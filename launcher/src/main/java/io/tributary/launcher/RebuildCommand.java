@@ -10,7 +10,6 @@ import io.tributary.silver.SilverRebuild;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.Callable;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -26,7 +25,7 @@ import picocli.CommandLine.Option;
     "A silver table: from all of bronze, or from an earlier snapshot of itself (--from-snapshot or --from-timestamp)"
         + " and the changes after it.",
     "A gold table: from the days --from to --to (a full refresh of the model)."})
-final class RebuildCommand implements Callable<Integer> {
+final class RebuildCommand extends JobCommand {
   @Mixin
   private ConfigOption config;
 
@@ -48,7 +47,7 @@ final class RebuildCommand implements Callable<Integer> {
   private String to;
 
   @Override
-  public Integer call() {
+  Job check() {
     TableName name = TableName.parseText(table);
     if (name == null) {
       throw new UsageException("'rebuild': --table must be NAMESPACE.TABLE; got '" + table + "'");
@@ -60,10 +59,11 @@ final class RebuildCommand implements Callable<Integer> {
             + " snapshot; to go back to a snapshot, use rollback");
       }
       Interval interval = GoldCommand.Days.interval("rebuild", null, from, to);
-      GoldCommand.checkModels(loaded, Optional.of(name.table()), false);
-      new GoldJob(Sessions.start(loaded, "rebuild"), loaded).run(Optional.of(name.table()), false, interval, true,
-          false, System.out);
-      return Tributary.OK;
+      GoldJob.checkModels(loaded, Optional.of(name.table()));
+      return new Job("rebuild", loaded, spark -> {
+        GoldJob.of(spark, loaded, interval).select(name.table()).fullRefresh().execute(System.out);
+        return Tributary.OK;
+      });
     }
     if (loaded.bronze().sourceList().stream().anyMatch(source -> source.table().equals(name))) {
       throw new UsageException("'rebuild': " + table + " is a bronze table, the raw record of Kafka; load missing"
@@ -88,19 +88,22 @@ final class RebuildCommand implements Callable<Integer> {
         : OptionalLong.of(Times.number("rebuild", "from-snapshot", fromSnapshot));
     Optional<Instant> timestamp = Optional.ofNullable(fromTimestamp)
         .map(text -> Times.instant("rebuild", "from-timestamp", text));
-    SparkSession spark = Sessions.start(loaded, "rebuild");
-    if (timestamp.isPresent()) {
-      snapshot = OptionalLong.of(RollbackCommand.target(spark, loaded, table, OptionalLong.empty(), timestamp));
-    }
+    return new Job("rebuild", loaded, spark -> rebuildSilver(spark, loaded, databaseTable, snapshot, timestamp));
+  }
+
+  private int rebuildSilver(SparkSession spark, TributaryConfig loaded, boolean databaseTable, OptionalLong snapshot,
+      Optional<Instant> timestamp) {
+    OptionalLong from = timestamp.isPresent()
+        ? OptionalLong.of(RollbackCommand.target(spark, loaded, table, OptionalLong.empty(), timestamp)) : snapshot;
     if (databaseTable) {
       try {
-        new DatabaseTableRebuild(spark, loaded).run(table, snapshot, System.out);
+        new DatabaseTableRebuild(spark, loaded).run(table, from, System.out);
       } catch (IllegalArgumentException e) {
         throw new UsageException("'rebuild': " + e.getMessage());
       }
       return Tributary.OK;
     }
-    new SilverRebuild(spark, loaded).run(table, snapshot, System.out);
+    new SilverRebuild(spark, loaded).run(table, from, System.out);
     return Tributary.OK;
   }
 

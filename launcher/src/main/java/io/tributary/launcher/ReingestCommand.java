@@ -7,7 +7,6 @@ import io.tributary.common.config.TributaryConfig;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.TreeSet;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -19,7 +18,7 @@ import picocli.CommandLine.Option;
 @Command(name = "reingest", description = "Loads a range of a source's Kafka records into its bronze table again;"
     + " records bronze holds already are not added twice. The range is --from-offsets JSON [--to-offsets JSON], or"
     + " --from-time T --to-time T.")
-final class ReingestCommand implements Callable<Integer> {
+final class ReingestCommand extends JobCommand {
   @Mixin
   private ConfigOption config;
 
@@ -47,20 +46,23 @@ final class ReingestCommand implements Callable<Integer> {
   private boolean acceptDataLoss;
 
   @Override
-  public Integer call() throws Exception {
+  Job check() {
     Bounds bounds = bounds();
     TributaryConfig loaded = config.load();
     if (!loaded.bronze().sources().containsKey(source)) {
       throw new UsageException("'reingest': no bronze source named '" + source + "' (sources: "
           + String.join(", ", new TreeSet<>(loaded.bronze().sources().keySet())) + ")");
     }
-    try {
-      new BronzeReingest(Sessions.start(loaded, "reingest"), loaded).run(source, bounds, acceptDataLoss, System.out);
-    } catch (BronzeReingest.InvalidRange e) {
-      // Thrown before anything is read or written.
-      throw new UsageException("'reingest': " + e.getMessage());
-    }
-    return Tributary.OK;
+    return new Job("reingest", loaded, spark -> {
+      try {
+        BronzeReingest reingest = new BronzeReingest(spark, loaded);
+        (acceptDataLoss ? reingest.acceptingDataLoss() : reingest).run(source, bounds, System.out);
+      } catch (BronzeReingest.InvalidRange e) {
+        // Thrown before anything is read or written.
+        throw new UsageException("'reingest': " + e.getMessage());
+      }
+      return Tributary.OK;
+    });
   }
 
   private Bounds bounds() {

@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.Callable;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.spark.Spark3Util;
 import org.apache.spark.sql.SparkSession;
@@ -28,7 +27,7 @@ import picocli.CommandLine.Option;
 @Command(name = "rollback", description = "Previews what rolling a silver or gold table back to an earlier snapshot"
     + " would change; with --apply does it in one commit (a silver entity's stream is rewound with it) and prints"
     + " the command that undoes it.")
-final class RollbackCommand implements Callable<Integer> {
+final class RollbackCommand extends JobCommand {
   @Mixin
   private ConfigOption configOption;
 
@@ -46,7 +45,7 @@ final class RollbackCommand implements Callable<Integer> {
   private boolean apply;
 
   @Override
-  public Integer call() throws Exception {
+  Job check() {
     TableName name = TableName.parseText(table);
     if (name == null) {
       throw new UsageException("'rollback': --table must be NAMESPACE.TABLE; got '" + table + "'");
@@ -65,7 +64,11 @@ final class RollbackCommand implements Callable<Integer> {
           + " built from it instead.");
     }
     boolean databaseTable = RebuildCommand.isDatabaseTable(config, name);
-    SparkSession spark = Sessions.start(config, "rollback");
+    return new Job("rollback", config, spark -> rollBack(spark, config, name, databaseTable, snapshot, timestamp));
+  }
+
+  private int rollBack(SparkSession spark, TributaryConfig config, TableName name, boolean databaseTable,
+      OptionalLong snapshot, Optional<Instant> timestamp) throws Exception {
     long target = target(spark, config, table, snapshot, timestamp);
     String sqlName = config.catalog().name() + "." + table;
     Table iceberg = load(spark, sqlName);

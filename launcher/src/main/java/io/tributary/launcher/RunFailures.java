@@ -30,9 +30,6 @@ final class RunFailures implements IExecutionExceptionHandler {
   }
 
   private static int report(Exception failure, String name, PrintWriter err) {
-    if (failure instanceof Sessions.Validated) {
-      return Tributary.OK;
-    }
     if (failure instanceof UsageException || failure instanceof InvalidConfigException
         || failure instanceof InvalidModelException) {
       err.println(failure.getMessage());

@@ -2,7 +2,6 @@ package io.tributary.launcher;
 
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.silver.SilverMergeJob;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -11,7 +10,7 @@ import picocli.CommandLine.Option;
 @Command(name = "silver", description = "Merges each entity's and database's CDC changes from bronze into silver"
     + " tables: current state (or history), out-of-order safe, effectively once. Runs until stopped, or with --once"
     + " until caught up.")
-final class SilverCommand implements Callable<Integer> {
+final class SilverCommand extends JobCommand {
   @Mixin
   private ConfigOption config;
 
@@ -19,10 +18,17 @@ final class SilverCommand implements Callable<Integer> {
   private boolean once;
 
   @Override
-  public Integer call() {
+  Job check() {
     TributaryConfig loaded = config.load();
     SilverMergeJob.checkConfig(loaded);
-    new SilverMergeJob(Sessions.start(loaded, "silver"), loaded).run(once);
-    return Tributary.OK;
+    return new Job("silver", loaded, spark -> {
+      SilverMergeJob job = new SilverMergeJob(spark, loaded);
+      if (once) {
+        job.runUntilCaughtUp();
+      } else {
+        job.runContinuously();
+      }
+      return Tributary.OK;
+    });
   }
 }

@@ -13,7 +13,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -26,7 +25,7 @@ import picocli.CommandLine.Option;
 @Command(name = "status", description = "Where every bronze and silver stream stands, from its checkpoint and its"
     + " source: alive and caught up, catching up, or stalled. Exits 1 when a stream is behind and has committed"
     + " nothing for --max-idle, 3 when Kafka or the lakehouse's storage does not answer.")
-final class StatusCommand implements Callable<Integer> {
+final class StatusCommand extends JobCommand {
   @Mixin
   private ConfigOption configOption;
 
@@ -36,10 +35,13 @@ final class StatusCommand implements Callable<Integer> {
   private String maxIdleText;
 
   @Override
-  public Integer call() {
+  Job check() {
     Duration maxIdle = duration(maxIdleText);
     TributaryConfig config = configOption.load();
-    SparkSession spark = Sessions.start(config, "status");
+    return new Job("status", config, spark -> report(spark, config, maxIdle));
+  }
+
+  private static int report(SparkSession spark, TributaryConfig config, Duration maxIdle) {
     LakehouseSession.registerCatalog(spark, config.catalog());
     List<StreamState> states;
     List<String> databaseTables;

@@ -68,7 +68,7 @@ public final class Tributary implements Callable<Integer> {
     CommandLine line = new CommandLine(this);
     for (Object command : List.of(new BronzeCommand(), new SilverCommand(), new GoldCommand(), new MaintainCommand(),
         new HealthCommand(), new StatusCommand(), new ReingestCommand(), new RebuildCommand(), new RollbackCommand(),
-        new ValidateCommand(this::run), new KafkaCommand(), new ProduceCommand(), new NotebookKernelCommand(),
+        new ValidateCommand(this::commandLine), new KafkaCommand(), new ProduceCommand(), new NotebookKernelCommand(),
         new DemoCommand(), new HelpCommand())) {
       line.addSubcommand(command);
     }

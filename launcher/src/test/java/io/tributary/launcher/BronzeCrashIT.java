@@ -93,7 +93,7 @@ class BronzeCrashIT {
     // Whatever the first run left (Spark refuses its checkpoint commit of a batch the second wrote), a later run
     // loads; what neither may do is lose or double a record.
     sent.addAll(fixture.sendSimple("clicks", 500, 4_000));
-    new io.tributary.bronze.BronzeIngestJob(spark, config).run(true);
+    new io.tributary.bronze.BronzeIngestJob(spark, config).runUntilCaughtUp();
     BronzeIngestIT.assertLandedExactly(sent, fixture.read(spark, config, "clicks"));
   }
 

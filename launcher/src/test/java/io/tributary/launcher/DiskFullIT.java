@@ -75,27 +75,27 @@ class DiskFullIT {
       int half = generated.size() / 2;
       int threeQuarters = generated.size() * 3 / 4;
       SilverMergeIT.send(fixture, generated.subList(0, half));
-      new BronzeIngestJob(spark, config).run(true);
-      new SilverMergeJob(spark, config).run(true);
+      new BronzeIngestJob(spark, config).runUntilCaughtUp();
+      new SilverMergeJob(spark, config).runUntilCaughtUp();
 
       // Silver's next batch meets a full disk: bronze has the rest, silver cannot write it.
       SilverMergeIT.send(fixture, generated.subList(half, threeQuarters));
-      new BronzeIngestJob(spark, config).run(true);
+      new BronzeIngestJob(spark, config).runUntilCaughtUp();
       List<String> silverTables = List.of(lake + ".silver.orders", lake + ".silver.quarantine");
       List<Long> before = currentSnapshots(spark, silverTables);
       Path ballast = fill(warehouse);
-      assertFullDiskMessage(() -> new SilverMergeJob(spark, config).run(true), "silver", warehouse, dir);
+      assertFullDiskMessage(() -> new SilverMergeJob(spark, config).runUntilCaughtUp(), "silver", warehouse, dir);
       assertThat(currentSnapshots(spark, silverTables)).as("nothing committed").isEqualTo(before);
 
       // So does bronze's: the last quarter cannot be landed yet.
       long bronzeRows = rows(spark, lake + ".bronze.orders");
       SilverMergeIT.send(fixture, generated.subList(threeQuarters, generated.size()));
-      assertFullDiskMessage(() -> new BronzeIngestJob(spark, config).run(true), "bronze-orders", warehouse, dir);
+      assertFullDiskMessage(() -> new BronzeIngestJob(spark, config).runUntilCaughtUp(), "bronze-orders", warehouse, dir);
       assertThat(rows(spark, lake + ".bronze.orders")).as("nothing committed").isEqualTo(bronzeRows);
 
       Files.delete(ballast);
-      new BronzeIngestJob(spark, config).run(true);
-      new SilverMergeJob(spark, config).run(true);
+      new BronzeIngestJob(spark, config).runUntilCaughtUp();
+      new SilverMergeJob(spark, config).runUntilCaughtUp();
       assertThat(spark.sql("SELECT count(*), count(DISTINCT topic, partition, offset) FROM " + lake
           + ".bronze.orders").first().toString()).isEqualTo("[" + generated.size() + "," + generated.size() + "]");
       assertThat(ShopReference.orders(spark, lake + ".silver.orders")).isEqualTo(ShopReference.orders(generated));

@@ -56,8 +56,8 @@ class SilverCrashIT {
     // Silver starts on empty bronze tables, as in a pipeline started together, so that it follows bronze's many
     // small commits (a stream started later loads what bronze holds in one batch).
     new BronzeIngestJob(spark, config).createTables();
-    new io.tributary.silver.SilverMergeJob(spark, config).run(true);
-    new BronzeIngestJob(spark, config).run(true);
+    new io.tributary.silver.SilverMergeJob(spark, config).runUntilCaughtUp();
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
     LakehouseSession.registerCatalog(spark, config.catalog());
     String lake = config.catalog().name();
     Map<Long, List<String>> customers = ShopReference.customers(generated);

@@ -38,8 +38,8 @@ class StatusIT {
     Path file = dir.resolve("lakehouse.conf");
     Files.writeString(file, hocon);
     TributaryConfig config = TributaryConfig.load(file);
-    new BronzeIngestJob(spark, config).run(true);
-    new SilverMergeJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
+    new SilverMergeJob(spark, config).runUntilCaughtUp();
 
     CommandRun caughtUp = status(file, "1h");
     assertThat(caughtUp.code()).as(caughtUp.out()).isEqualTo(Tributary.OK);
@@ -58,11 +58,11 @@ class StatusIT {
     assertThat(stalled.out()).contains("behind: 25 records in Kafka  STALLED", "1 of 2 streams are stalled");
 
     // Bronze loads them; now silver is the one behind.
-    new BronzeIngestJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
     CommandRun silverBehind = status(file, "0s");
     assertThat(silverBehind.code()).isEqualTo(Tributary.FAILED);
     assertThat(silverBehind.out()).contains("behind: 25 records in 1 bronze snapshot  STALLED");
-    new SilverMergeJob(spark, config).run(true);
+    new SilverMergeJob(spark, config).runUntilCaughtUp();
     assertThat(status(file, "0s").code()).isEqualTo(Tributary.OK);
 
     // Kafka does not answer: neither caught up nor behind, a code of its own and one line naming the address.

@@ -58,7 +58,7 @@ class UnmappableColumnIT {
     Path file = dir.resolve("lakehouse.conf");
     Files.writeString(file, fixture.hocon(Map.of("ledger", "ledger"), entity.formatted("")));
     TributaryConfig config = TributaryConfig.load(file);
-    new BronzeIngestJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
     String table = config.catalog().name() + ".silver.ledger";
 
     CommandRun failed = silver(file);

@@ -139,7 +139,7 @@ class MaintenanceIT {
     for (int batch = 0; batch < 4; batch++) {
       appendOrders(batch * 100, (batch + 1) * 100, 1, batch * 100);
       if (batch % 2 == 1) {
-        new SilverMergeJob(spark, config).run(true);
+        new SilverMergeJob(spark, config).runUntilCaughtUp();
       }
     }
     // Silver has read four snapshots; six more arrive that it has not read yet.
@@ -168,7 +168,7 @@ class MaintenanceIT {
     assertThat(output).contains("silver-orders: initial offset moved from snapshot ", "silver-orders resumes at"
         + " snapshot " + resumeAt, "3 snapshots expired", "held back for a stream");
 
-    new SilverMergeJob(spark, config).run(true);
+    new SilverMergeJob(spark, config).runUntilCaughtUp();
     assertThat(spark.sql("SELECT count(*), count_if(seq = 2), count_if(status = 'paid') FROM " + catalog
         + ".silver.orders").first().toString()).isEqualTo("[600,600,600]");
 
@@ -179,7 +179,7 @@ class MaintenanceIT {
     TributaryConfig withNewEntity = config("tributary.silver.entities.orders_copy { source = bronze.orders,"
         + " decoder = json, key = [order_id], sequence = [seq], table = silver.orders_copy,"
         + " schema = \"order_id STRING, status STRING, amount DECIMAL(10,2), seq BIGINT\" }");
-    new SilverMergeJob(spark, withNewEntity).run(true);
+    new SilverMergeJob(spark, withNewEntity).runUntilCaughtUp();
     assertThat(spark.sql("SELECT count(*), count_if(seq = 2), count_if(status = 'paid') FROM " + catalog
         + ".silver.orders_copy").first().toString()).isEqualTo("[600,600,600]");
   }
@@ -193,7 +193,7 @@ class MaintenanceIT {
     new BronzeIngestJob(spark, config).createTables();
     appendChanges(0, 100, 1, 0);
     appendChanges(100, 200, 1, 100);
-    new SilverMergeJob(spark, config).run(true);
+    new SilverMergeJob(spark, config).runUntilCaughtUp();
     for (int batch = 2; batch < 6; batch++) {
       appendChanges(0, 200, batch, batch * 200);
     }
@@ -208,7 +208,7 @@ class MaintenanceIT {
       assertThat(snapshot.timestampMillis()).as(output).isGreaterThanOrEqualTo(resumeTime);
     }
     assertThat(output).contains("silver-database-shop resumes at snapshot " + resumeAt, "silver.db_orders");
-    new SilverMergeJob(spark, config).run(true);
+    new SilverMergeJob(spark, config).runUntilCaughtUp();
     assertThat(spark.sql("SELECT count(*), count_if(seq = 5), count_if(status = 'v5') FROM " + catalog
         + ".silver.db_orders").first().toString()).isEqualTo("[200,200,200]");
   }

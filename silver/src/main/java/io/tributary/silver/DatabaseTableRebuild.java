@@ -152,8 +152,7 @@ public final class DatabaseTableRebuild {
     Table liveTable = load(live);
     OptionalLong previous = liveTable.currentSnapshot() == null ? OptionalLong.empty()
         : OptionalLong.of(liveTable.currentSnapshot().snapshotId());
-    long previousRows = previous.isEmpty() ? 0
-        : Long.parseLong(liveTable.currentSnapshot().summary().getOrDefault("total-records", "0"));
+    long previousRows = previous.isEmpty() ? 0 : SnapshotRows.of(liveTable.currentSnapshot());
     Map<String, String> properties = new LinkedHashMap<>(load(shadow).properties());
     properties.remove(SilverCheckpoints.PROPERTY); // the table stays the database stream's
     properties.put(DatabaseTables.DATABASE, database.name());

@@ -48,7 +48,17 @@ public final class SilverMergeJob {
    * commit to a concurrent writer is restarted from its checkpoint (with a growing pause, at most
    * {@value #MAX_RESTARTS} times in a row); any other failure stops all streams and is rethrown.
    */
-  public void run(boolean once) {
+  /** Runs until every entity has caught up with what its source holds now, then returns ({@code --once}). */
+  public void runUntilCaughtUp() {
+    run(true);
+  }
+
+  /** Runs until the job is stopped or a stream fails for good. */
+  public void runContinuously() {
+    run(false);
+  }
+
+  private void run(boolean once) {
     LakehouseSession.registerCatalog(spark, config.catalog());
     StreamProgressLog.attachTo(spark);
     String catalog = config.catalog().name();

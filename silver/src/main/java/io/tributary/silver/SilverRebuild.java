@@ -165,7 +165,7 @@ public final class SilverRebuild {
       if (liveTable.currentSnapshot() != null) {
         previous = OptionalLong.of(liveTable.currentSnapshot().snapshotId());
         // From the snapshot summary, not a scan: the table being replaced may be damaged (files deleted under it).
-        previousRows = Long.parseLong(liveTable.currentSnapshot().summary().getOrDefault("total-records", "0"));
+        previousRows = SnapshotRows.of(liveTable.currentSnapshot());
       }
     }
     Table shadowTable = load(shadow);

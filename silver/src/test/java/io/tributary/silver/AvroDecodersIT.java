@@ -61,8 +61,8 @@ class AvroDecodersIT {
       BronzeFixture fixture = new BronzeFixture(broker, dir);
       TributaryConfig config = load(fixture, registry.url(), "");
       send(fixture, values);
-      new BronzeIngestJob(spark, config).run(true);
-      new SilverMergeJob(spark, config).run(true);
+      new BronzeIngestJob(spark, config).runUntilCaughtUp();
+      new SilverMergeJob(spark, config).runUntilCaughtUp();
 
       String lake = config.catalog().name();
       assertThat(spark.sql("SELECT id, name, credit, born, seen, email, _is_deleted FROM " + lake
@@ -88,9 +88,9 @@ class AvroDecodersIT {
       send(fixture, List.of(v1.change("c", null, v1.customer(1, "Ann", "1.00", null, null, null), 100),
           v1.change("c", null, v1.customer(2, "Bob", "2.00", null, null, null), 101)));
       TributaryConfig wrong = load(fixture, registry.url(), "username = tributary, password = wrong-pw");
-      new BronzeIngestJob(spark, wrong).run(true);
+      new BronzeIngestJob(spark, wrong).runUntilCaughtUp();
 
-      assertThatThrownBy(() -> new SilverMergeJob(spark, wrong).run(true))
+      assertThatThrownBy(() -> new SilverMergeJob(spark, wrong).runUntilCaughtUp())
           .isInstanceOf(DependencyUnavailableException.class)
           .hasMessage("schema registry " + registry.url() + " refused the credentials of user 'tributary' (HTTP"
               + " 401): set tributary.schema-registry.username and password")
@@ -99,7 +99,7 @@ class AvroDecodersIT {
 
       TributaryConfig right = load(fixture, registry.url(), "username = tributary, password = s3cret-pw");
       registry.stop();
-      CompletableFuture<Void> run = CompletableFuture.runAsync(() -> new SilverMergeJob(spark, right).run(true));
+      CompletableFuture<Void> run = CompletableFuture.runAsync(() -> new SilverMergeJob(spark, right).runUntilCaughtUp());
       // The batch fails while the registry is away and its stream is restarted with a growing pause; the test
       // brings the registry back after the first failures.
       Thread.sleep(6_000);
@@ -140,8 +140,8 @@ class AvroDecodersIT {
       BronzeFixture fixture = new BronzeFixture(broker, dir);
       send(fixture, List.of(v1.change("c", null, v1.customer(1, "Ann", "1.00", null, null, null), 100)));
       TributaryConfig untrusted = load(fixture, registry.url(), "");
-      new BronzeIngestJob(spark, untrusted).run(true);
-      assertThatThrownBy(() -> new SilverMergeJob(spark, untrusted).run(true))
+      new BronzeIngestJob(spark, untrusted).runUntilCaughtUp();
+      assertThatThrownBy(() -> new SilverMergeJob(spark, untrusted).runUntilCaughtUp())
           .isInstanceOf(DependencyUnavailableException.class)
           .hasMessageStartingWith("schema registry " + registry.url() + ": TLS handshake failed (")
           .hasMessageEndingWith("); if its certificate is not signed by a CA this JVM trusts, set"
@@ -149,7 +149,7 @@ class AvroDecodersIT {
 
       TributaryConfig trusted = load(fixture, registry.url(), "truststore = \"" + truststore
           + "\", truststore-password = trust-pw-77");
-      new SilverMergeJob(spark, trusted).run(true);
+      new SilverMergeJob(spark, trusted).runUntilCaughtUp();
       assertThat(spark.sql("SELECT id, name FROM " + trusted.catalog().name() + ".silver.customers")
           .collectAsList().toString()).isEqualTo("[[1,Ann]]");
       assertThat(trusted.schemaRegistry().toString()).doesNotContain("trust-pw-77");
@@ -193,8 +193,8 @@ class AvroDecodersIT {
           + "tributary.silver.entities.orders { source = bronze.customers, decoder = avro, key = [order_id],"
           + " sequence = [seq], event-time-field = event_time, table = silver.orders, schema = \"order_id STRING,"
           + " status STRING, amount DECIMAL(10,2), seq BIGINT, event_time TIMESTAMP\" }");
-      new BronzeIngestJob(spark, config).run(true);
-      new SilverMergeJob(spark, config).run(true);
+      new BronzeIngestJob(spark, config).runUntilCaughtUp();
+      new SilverMergeJob(spark, config).runUntilCaughtUp();
 
       String lake = config.catalog().name();
       assertThat(spark.sql("SELECT order_id, status, amount, seq, event_time, _ts_ms FROM " + lake

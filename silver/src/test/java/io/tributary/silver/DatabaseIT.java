@@ -79,8 +79,8 @@ class DatabaseIT {
     fixture.send("shop.public.legacy_two", List.of(new ProducerRecord<>(fixture.topic("shop.public.legacy_two"),
         "k".getBytes(StandardCharsets.UTF_8), "{\"plain\": true}".getBytes(StandardCharsets.UTF_8))));
 
-    new BronzeIngestJob(spark, config).run(true);
-    new SilverMergeJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
+    new SilverMergeJob(spark, config).runUntilCaughtUp();
 
     assertThat(tables(spark, lake)).containsExactly("quarantine", "shop_inventory_items", "shop_public_customers",
         "shop_public_orders");
@@ -114,8 +114,8 @@ class DatabaseIT {
     fixture.createTopics(1, "shop.public.refunds");
     send(fixture, refunds, List.of(refunds.change("c", null, refunds.row(5, "refund", 5), 70)), 5);
     send(fixture, customers, List.of(customers.change("c", null, customers.row(4, "Di", 4), 71)), 4);
-    new BronzeIngestJob(spark, config).run(true);
-    new SilverMergeJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
+    new SilverMergeJob(spark, config).runUntilCaughtUp();
     assertThat(rows(spark, lake + ".silver.shop_public_refunds", "id, name, qty, _is_deleted"))
         .containsExactly("5|refund|5|false");
     assertThat(rows(spark, lake + ".silver.shop_public_customers", "id, name")).containsExactly("1|Ada", "2|Bob",
@@ -146,8 +146,8 @@ class DatabaseIT {
     spark.sql("UPDATE " + customersTable + " SET name = 'broken'");
     send(fixture, customers, List.of(customers.change("c", null, customers.row(5, "Ed", 5), 80),
         customers.change("u", customers.row(2, "Bob", 20), customers.row(2, "Bobby", 21), 81)), 5, 2);
-    new BronzeIngestJob(spark, config).run(true);
-    new SilverMergeJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
+    new SilverMergeJob(spark, config).runUntilCaughtUp();
     assertThat(rows(spark, customersTable, "id, name")).containsExactly("1|broken", "2|Bobby", "3|broken",
         "4|broken", "5|Ed");
     List<String> ordersBefore = rows(spark, lake + ".silver.shop_public_orders", "*");
@@ -169,8 +169,8 @@ class DatabaseIT {
     send(fixture, customers, List.of(customers.change("u", customers.row(1, "Ada", 1), customers.row(1, "Ada", 9),
         90)), 1);
     send(fixture, orders, List.of(orders.change("c", null, orders.row(3, "third", 3), 90)), 3);
-    new BronzeIngestJob(spark, config).run(true);
-    new SilverMergeJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
+    new SilverMergeJob(spark, config).runUntilCaughtUp();
     assertThat(rows(spark, customersTable, "id, name, qty, _is_deleted")).containsExactly("1|Ada|9|false",
         "2|Bobby|21|false", "3|Cy|3|true", "4|Di|4|false", "5|Ed|5|false");
     assertThat(rows(spark, lake + ".silver.shop_public_orders", "id, name, qty, _is_deleted"))
@@ -184,7 +184,7 @@ class DatabaseIT {
     spark.sql("DELETE FROM " + bronzeShop + " WHERE topic = '" + orders.topic() + "'");
     io.tributary.bronze.BronzeReingest.Result reingested = new io.tributary.bronze.BronzeReingest(spark, config)
         .run("shop", new io.tributary.bronze.BronzeReingest.Bounds.Offsets("{\"" + orders.topic() + "\":{\"0\":0}}",
-            java.util.Optional.empty()), false, System.out);
+            java.util.Optional.empty()), System.out);
     assertThat(reingested.added()).isEqualTo(4);
     assertThat(rows(spark, bronzeShop, "topic, `partition`, `offset`, hex(key), hex(value)")).isEqualTo(bronzeBefore);
     new DatabaseTableRebuild(spark, config).run("silver.shop_public_orders", System.out);
@@ -296,8 +296,8 @@ class DatabaseIT {
     String lake = strict.catalog().name();
     send(fixture, first, List.of(first.change("r", null, first.row(1, "one", 1), 10)), 1);
     send(fixture, second, List.of(second.change("r", null, second.row(1, "one", 1), 10)), 1);
-    new BronzeIngestJob(spark, strict).run(true);
-    new SilverMergeJob(spark, strict).run(true);
+    new BronzeIngestJob(spark, strict).runUntilCaughtUp();
+    new SilverMergeJob(spark, strict).runUntilCaughtUp();
 
     // The next batch: a good change for table a, then 25 records of table b that are not JSON. Table a commits,
     // then b's share of quarantined records fails the batch, as a crash between the two commits would.
@@ -307,8 +307,8 @@ class DatabaseIT {
       broken.add(new ProducerRecord<>(second.topic(), second.key(i), ("{broken " + i).getBytes(StandardCharsets.UTF_8)));
     }
     fixture.send("shop.public.b", broken);
-    new BronzeIngestJob(spark, strict).run(true);
-    assertThatThrownBy(() -> new SilverMergeJob(spark, strict).run(true)).hasStackTraceContaining(
+    new BronzeIngestJob(spark, strict).runUntilCaughtUp();
+    assertThatThrownBy(() -> new SilverMergeJob(spark, strict).runUntilCaughtUp()).hasStackTraceContaining(
         "more than tributary.silver.databases.shop.tables.\"public.b\".max-quarantine-ratio");
     long snapshotsOfA = snapshots(spark, lake + ".silver.shop_public_a");
     assertThat(rows(spark, lake + ".silver.shop_public_a", "id, name")).containsExactly("1|uno");
@@ -316,8 +316,8 @@ class DatabaseIT {
     // Run again with b allowed to quarantine them: a's commit is recognised and skipped, b's records land once.
     TributaryConfig lenient = fixture.config(Map.of(), config(fixture,
         "tables { \"public.b\" { max-quarantine-ratio = 1 } }"));
-    new SilverMergeJob(spark, lenient).run(true);
-    new SilverMergeJob(spark, lenient).run(true);
+    new SilverMergeJob(spark, lenient).runUntilCaughtUp();
+    new SilverMergeJob(spark, lenient).runUntilCaughtUp();
     assertThat(snapshots(spark, lake + ".silver.shop_public_a")).as("a's commits").isEqualTo(snapshotsOfA);
     assertThat(rows(spark, lake + ".silver.shop_public_a", "id, name")).containsExactly("1|uno");
     assertThat(spark.sql("SELECT count(*), count(DISTINCT offset) FROM " + lake + ".silver.quarantine WHERE entity ="
@@ -372,8 +372,8 @@ class DatabaseIT {
     TributaryConfig config = fixture.config(Map.of(), config(fixture, ""));
     send(fixture, lower, List.of(lower.change("c", null, lower.row(1, "lower", 1), 10)), 1);
     send(fixture, upper, List.of(upper.change("c", null, upper.row(1, "upper", 1), 10)), 1);
-    new BronzeIngestJob(spark, config).run(true);
-    assertThatThrownBy(() -> new SilverMergeJob(spark, config).run(true)).hasStackTraceContaining(
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
+    assertThatThrownBy(() -> new SilverMergeJob(spark, config).runUntilCaughtUp()).hasStackTraceContaining(
         "tributary.silver.databases.shop.table: topics " + upper.topic() + " and " + lower.topic()
             + " both become table silver.shop_public_orders");
   }
@@ -388,8 +388,8 @@ class DatabaseIT {
     String lake = config.catalog().name();
     send(fixture, people, List.of(people.change("r", null, people.row(1, "Ada", 1), 10),
         people.change("r", null, people.row(2, "Bo", 2), 11)), 1, 2);
-    new BronzeIngestJob(spark, config).run(true);
-    new SilverMergeJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
+    new SilverMergeJob(spark, config).runUntilCaughtUp();
 
     // The source's primary key widens to (id, name): it still holds silver's key, so the change applies. Then it
     // becomes (name) alone: merged by id, rows the source keeps apart could fold into one, so those changes go to
@@ -401,8 +401,8 @@ class DatabaseIT {
             people.change("u", people.row(1, "Ada", 1), widened, 20)),
         new ProducerRecord<>(people.topic(), people.key(renamed, "name"),
             people.change("u", people.row(2, "Bo", 2), renamed, 21))));
-    new BronzeIngestJob(spark, config).run(true);
-    new SilverMergeJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
+    new SilverMergeJob(spark, config).runUntilCaughtUp();
     assertThat(rows(spark, lake + ".silver.shop_public_people", "id, name, qty")).containsExactly("1|Ada|10",
         "2|Bo|2");
     List<Row> quarantined = spark.sql("SELECT reason, offset FROM " + lake + ".silver.quarantine").collectAsList();

@@ -78,8 +78,8 @@ class RecoveryIT {
     List<GeneratedRecord> first = generated.subList(0, generated.size() * 2 / 3);
     send(fixture, first);
     TributaryConfig wrong = fixture.config(Map.of("orders", "orders"), orders("customer_id"));
-    new BronzeIngestJob(spark, wrong).run(true);
-    new SilverMergeJob(spark, wrong).run(true);
+    new BronzeIngestJob(spark, wrong).runUntilCaughtUp();
+    new SilverMergeJob(spark, wrong).runUntilCaughtUp();
     String lake = wrong.catalog().name();
     String table = lake + ".silver.orders";
     Map<String, List<String>> wrongState = ShopReference.orders(spark, table);
@@ -98,8 +98,8 @@ class RecoveryIT {
 
     // The stream goes on from the rebuild's checkpoint with the rest of the topic.
     send(fixture, generated.subList(first.size(), generated.size()));
-    new BronzeIngestJob(spark, fixed).run(true);
-    new SilverMergeJob(spark, fixed).run(true);
+    new BronzeIngestJob(spark, fixed).runUntilCaughtUp();
+    new SilverMergeJob(spark, fixed).runUntilCaughtUp();
     assertThat(ShopReference.orders(spark, table)).isEqualTo(ShopReference.orders(generated));
     assertThat(quarantined(spark, lake)).isEqualTo(SilverMergeIT.malformed(generated, GeneratorOptions.ORDERS_TOPIC));
     Table rebuilt = icebergTable(spark, table);
@@ -205,15 +205,15 @@ class RecoveryIT {
     String lake = config.catalog().name();
     String table = lake + ".silver.orders";
     new BronzeIngestJob(spark, config).createTables();
-    new SilverMergeJob(spark, config).run(true); // starts with bronze, so it follows bronze's commits
+    new SilverMergeJob(spark, config).runUntilCaughtUp(); // starts with bronze, so it follows bronze's commits
     send(fixture, first);
-    new BronzeIngestJob(spark, config).run(true);
-    new SilverMergeJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
+    new SilverMergeJob(spark, config).runUntilCaughtUp();
     long earlier = icebergTable(spark, table).currentSnapshot().snapshotId();
     List<String> earlierRows = rows(spark, table + " VERSION AS OF " + earlier);
     send(fixture, generated.subList(first.size(), generated.size()));
-    new BronzeIngestJob(spark, config).run(true);
-    new SilverMergeJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
+    new SilverMergeJob(spark, config).runUntilCaughtUp();
     Map<String, List<String>> reference = ShopReference.orders(generated);
     assertThat(ShopReference.orders(spark, table)).isEqualTo(reference);
 
@@ -230,13 +230,19 @@ class RecoveryIT {
     assertThat(quarantined(spark, lake)).isEqualTo(SilverMergeIT.malformed(first, GeneratorOptions.ORDERS_TOPIC));
 
     // The stream re-applies the bronze changes after that snapshot: the table catches up, nothing twice.
-    new SilverMergeJob(spark, config).run(true);
+    new SilverMergeJob(spark, config).runUntilCaughtUp();
     assertThat(ShopReference.orders(spark, table)).isEqualTo(reference);
     assertThat(quarantined(spark, lake)).isEqualTo(SilverMergeIT.malformed(generated, GeneratorOptions.ORDERS_TOPIC));
 
     // A rebuild from that snapshot ends in the same state.
     long beforeRebuild = icebergTable(spark, table).currentSnapshot().snapshotId();
-    new SilverRebuild(spark, config).run("silver.orders", OptionalLong.of(earlier), System.out);
+    long rowsBefore = spark.table(table).count();
+    assertThat(icebergTable(spark, table).currentSnapshot().summary()).as("updates left deletes")
+        .containsKey("total-position-deletes").doesNotContainEntry("total-position-deletes", "0");
+    SilverRebuild.Result fromEarlier = new SilverRebuild(spark, config).run("silver.orders", OptionalLong.of(earlier),
+        System.out);
+    assertThat(fromEarlier.previousRows()).as("the rows the table held (its deleted rows not counted)")
+        .isEqualTo(rowsBefore);
     assertThat(ShopReference.orders(spark, table)).isEqualTo(reference);
     assertThat(quarantined(spark, lake)).isEqualTo(SilverMergeIT.malformed(generated, GeneratorOptions.ORDERS_TOPIC));
     assertThat(ShopReference.orders(spark, table + " VERSION AS OF " + beforeRebuild)).isEqualTo(reference);

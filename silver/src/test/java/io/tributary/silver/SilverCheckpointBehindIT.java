@@ -45,9 +45,9 @@ class SilverCheckpointBehindIT {
     int half = generated.size() / 2;
     SilverMergeIT.send(fixture, generated.subList(0, half));
     new BronzeIngestJob(spark, config).createTables();
-    new SilverMergeJob(spark, config).run(true);
-    new BronzeIngestJob(spark, config).run(true);
-    new SilverMergeJob(spark, config).run(true);
+    new SilverMergeJob(spark, config).runUntilCaughtUp();
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
+    new SilverMergeJob(spark, config).runUntilCaughtUp();
     for (SilverEntity entity : config.silver().entityList()) {
       Path checkpoint = Path.of(config.checkpointFor("silver", TableFormat.ICEBERG, entity.table()));
       long last = CheckpointLogFiles.lastBatch(checkpoint.resolve("commits"));
@@ -56,9 +56,9 @@ class SilverCheckpointBehindIT {
       CheckpointLogFiles.delete(checkpoint.resolve("commits/" + last));
     }
     SilverMergeIT.send(fixture, generated.subList(half, generated.size()));
-    new BronzeIngestJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
 
-    new SilverMergeJob(spark, config).run(true);
+    new SilverMergeJob(spark, config).runUntilCaughtUp();
 
     String lake = config.catalog().name();
     assertThat(ShopReference.liveCustomers(spark, lake + ".silver.customers"))

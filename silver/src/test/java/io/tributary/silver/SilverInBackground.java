@@ -12,7 +12,7 @@ public final class SilverInBackground {
   public static Thread start(SparkSession spark, TributaryConfig config, AtomicReference<Throwable> failure) {
     Thread silver = new Thread(() -> {
       try {
-        new SilverMergeJob(spark, config).run(false);
+        new SilverMergeJob(spark, config).runContinuously();
       } catch (Throwable e) {
         failure.set(e);
       }

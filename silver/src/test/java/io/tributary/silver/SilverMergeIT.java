@@ -86,7 +86,7 @@ public class SilverMergeIT {
         entities("", 100));
     // A continuous run waits for the table (MaintenanceWhileStreamingIT starts both at once); a run that is to end
     // when it has caught up has nothing to wait for.
-    assertThatThrownBy(() -> new SilverMergeJob(spark, config).run(true))
+    assertThatThrownBy(() -> new SilverMergeJob(spark, config).runUntilCaughtUp())
         .hasMessage("tributary.silver.entities.customer_history.source: bronze table " + config.catalog().name()
             + ".bronze.customers does not exist yet; run bronze first");
   }
@@ -104,9 +104,9 @@ public class SilverMergeIT {
     // Silver starts with bronze (empty), as in a pipeline started together, so it follows bronze's commits in
     // small batches; a stream started later would load what bronze holds in one batch (tested at the end).
     new BronzeIngestJob(spark, config).createTables();
-    new SilverMergeJob(spark, config).run(true);
-    new BronzeIngestJob(spark, config).run(true);
-    new SilverMergeJob(spark, config).run(true);
+    new SilverMergeJob(spark, config).runUntilCaughtUp();
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
+    new SilverMergeJob(spark, config).runUntilCaughtUp();
 
     String lake = config.catalog().name();
     assertThat(spark.table(lake + ".silver.customers.snapshots").count()).as("silver commits").isGreaterThan(4);
@@ -142,7 +142,7 @@ public class SilverMergeIT {
     long quarantinedBefore = spark.table(quarantine).count();
     forgetLastCommit(config.checkpointFor("silver", TableFormat.ICEBERG, config.silver().entities().get("customers")
         .table()));
-    new SilverMergeJob(spark, config).run(true);
+    new SilverMergeJob(spark, config).runUntilCaughtUp();
     assertThat(spark.table(lake + ".silver.customers.snapshots").count()).isEqualTo(snapshotsBefore);
     assertThat(spark.table(quarantine).count()).isEqualTo(quarantinedBefore);
     assertThat(ShopReference.liveCustomers(spark, lake + ".silver.customers")).isEqualTo(customers);
@@ -150,7 +150,7 @@ public class SilverMergeIT {
     // New tables of the same entities start with all of bronze in one batch (the initial load, batch -1).
     TributaryConfig rebuild = fixture.config(Map.of("customers", "customers", "orders", "orders"),
         entities("_rebuilt", 1_000_000));
-    new SilverMergeJob(spark, rebuild).run(true);
+    new SilverMergeJob(spark, rebuild).runUntilCaughtUp();
     for (String table : List.of("customers", "customer_history", "orders")) {
       assertThat(spark.sql("SELECT DISTINCT summary['tributary.batch-id'] FROM " + lake + ".silver." + table
           + "_rebuilt.snapshots WHERE summary['tributary.batch-id'] IS NOT NULL").as(Encoders.STRING()).collectAsList())

@@ -125,8 +125,8 @@ class StreamSchemasIT {
         20))));
     first.add(record(fixture, encoding.key(v1, 3), encoding.value(v1, v1.change("d", v1.item(3, 3), null, 30))));
     fixture.send("items", first);
-    new BronzeIngestJob(spark, config).run(true);
-    new SilverMergeJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
+    new SilverMergeJob(spark, config).runUntilCaughtUp();
 
     StructType created = spark.table(lake + ".silver.items").schema();
     assertThat(entityColumns(created).toDDL()).isEqualTo(StructType.fromDDL(TypedTableEvents.SPARK_COLUMNS).toDDL());
@@ -143,8 +143,8 @@ class StreamSchemasIT {
         record(fixture, encoding.key(v2, 4), encoding.value(v2, v2.change("c", null, v2.item(4, 4), 40))),
         record(fixture, encoding.key(v1, 2), encoding.value(v1, v1.change("u", v1.item(2, 20), v1.item(2, 21), 45))),
         record(fixture, encoding.key(v2, 1), encoding.value(v2, v2.change("u", v2.item(1, 1), v2.item(1, 11), 50)))));
-    new BronzeIngestJob(spark, config).run(true);
-    new SilverMergeJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
+    new SilverMergeJob(spark, config).runUntilCaughtUp();
 
     assertThat(entityColumns(spark.table(lake + ".silver.items").schema()).toDDL()).isEqualTo(StructType.fromDDL(
         TypedTableEvents.SPARK_COLUMNS + ", note STRING, shipped TIMESTAMP_NTZ").toDDL());
@@ -160,8 +160,8 @@ class StreamSchemasIT {
     TypedTableEvents v3 = new TypedTableEvents(3);
     fixture.send("items", List.of(record(fixture, encoding.key(v3, 4),
         encoding.value(v3, v3.change("u", v3.item(4, 4), v3.item(4, 46), 60)))));
-    new BronzeIngestJob(spark, config).run(true);
-    new SilverMergeJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
+    new SilverMergeJob(spark, config).runUntilCaughtUp();
     assertThat(entityColumns(spark.table(lake + ".silver.items").schema()).toDDL()).isEqualTo(StructType.fromDDL(
         TypedTableEvents.SPARK_COLUMNS + ", note STRING, shipped TIMESTAMP_NTZ").toDDL());
     Map<String, Object> narrowed = TypedTableEvents.expectedV2(4, 46);
@@ -180,9 +180,9 @@ class StreamSchemasIT {
         v1.jsonWithoutSchema(v1.change("c", null, v1.item(1, 1), 10)))));
     TributaryConfig config = fixture.config(Map.of("items", "items"),
         "tributary.silver.entities.items { source = bronze.items, decoder = debezium-json, table = silver.items }");
-    new BronzeIngestJob(spark, config).run(true);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
     String bronze = config.catalog().name() + ".bronze.items";
-    assertThatThrownBy(() -> new SilverMergeJob(spark, config).run(true))
+    assertThatThrownBy(() -> new SilverMergeJob(spark, config).runUntilCaughtUp())
         .isInstanceOf(InvalidConfigException.class)
         .hasMessage("Invalid configuration: tributary.silver.entities.items.schema: is missing, and the newest change events in " + bronze
             + " carry no schema to take the columns from (JSON written with the converter's schemas.enable = false,"
@@ -194,7 +194,7 @@ class StreamSchemasIT {
     TributaryConfig written = fixture.config(Map.of("items", "items"), "tributary.silver.entities.items {"
         + " source = bronze.items, decoder = debezium-json, table = silver.items, key = [id],"
         + " schema = \"id BIGINT, name STRING, small INT\" }");
-    new SilverMergeJob(spark, written).run(true);
+    new SilverMergeJob(spark, written).runUntilCaughtUp();
     assertThat(spark.sql("SELECT id, name, small FROM " + config.catalog().name() + ".silver.items").collectAsList()
         .toString()).isEqualTo("[[1,item 1 ü€,1]]");
   }
@@ -267,8 +267,8 @@ class StreamSchemasIT {
             .append(", table = silver.").append(name).append(" }\n");
       }
       TributaryConfig config = fixture.config(sources, entities.toString());
-      new BronzeIngestJob(spark, config).run(true);
-      new SilverMergeJob(spark, config).run(true);
+      new BronzeIngestJob(spark, config).runUntilCaughtUp();
+      new SilverMergeJob(spark, config).runUntilCaughtUp();
 
       String lake = config.catalog().name();
       for (String name : encodings.keySet()) {

@@ -1,6 +1,7 @@
 package io.tributary.common.lakehouse;
 
 import io.tributary.common.config.CatalogConfig;
+import io.tributary.common.config.LocalFolders;
 import io.tributary.common.config.TributaryConfig;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -21,8 +22,25 @@ public final class LakehouseSession {
     SparkSession.Builder builder = SparkSession.builder().appName(config.appName() + "-" + job);
     staticSettings().forEach(builder::config);
     catalogSettings(config.catalog()).forEach(builder::config);
+    sessionCatalogFolder(config).ifPresent(folder -> builder.config(WAREHOUSE_DIR, folder));
     config.spark().forEach(builder::config);
     return builder;
+  }
+
+  static final String WAREHOUSE_DIR = "spark.sql.warehouse.dir";
+
+  /**
+   * Spark's session catalog creates its folder ({@code spark-warehouse}) in the working folder when a session
+   * starts, where a user finds an empty folder nobody explained. Tributary keeps no table there: with local
+   * checkpoints it goes next to them (the demo's: {@code var/spark-warehouse}); one set by spark-submit or in
+   * {@code tributary.spark} wins, and on other file systems Spark's default stays.
+   */
+  static java.util.Optional<String> sessionCatalogFolder(TributaryConfig config) {
+    if (System.getProperty(WAREHOUSE_DIR) != null) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.ofNullable(LocalFolders.of(config).get("tributary.checkpoint-location"))
+        .map(checkpoints -> checkpoints.resolveSibling("spark-warehouse").toString());
   }
 
   /** Settings that must be in place before the session starts (extensions cannot be added later). */

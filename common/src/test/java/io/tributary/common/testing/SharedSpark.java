@@ -25,7 +25,9 @@ public final class SharedSpark implements ParameterResolver {
           .config("spark.sql.shuffle.partitions", "4")
           .config("spark.default.parallelism", "4")
           .config("spark.databricks.delta.snapshotPartitions", "2")
-          .config("spark.sql.streaming.stopTimeout", "30s");
+          .config("spark.sql.streaming.stopTimeout", "30s")
+          // The session catalog's folder in the build's output, not an empty spark-warehouse/ in the module.
+          .config("spark.sql.warehouse.dir", "target/spark-warehouse");
       LakehouseSession.staticSettings().forEach(builder::config);
       session = builder.getOrCreate();
       session.sparkContext().setLogLevel("WARN");

@@ -1,0 +1,39 @@
+package io.tributary.launcher;
+
+import io.tributary.common.config.LocalFolders;
+import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.LakehouseSession;
+import java.util.concurrent.Callable;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * A command that runs a job on Spark, in two steps: {@link #check()} does everything that needs no Spark (options,
+ * the config, the gold models, local folders) and returns the job ready to run; {@link #call()} runs it on a new
+ * session. {@code tributary validate} calls {@link #check()} alone.
+ */
+abstract class JobCommand implements Callable<Integer> {
+  /**
+   * Checks the command as a run would before it starts Spark, failing with the run's message (a
+   * {@link io.tributary.common.cli.UsageException}, an invalid config or model) when something is wrong.
+   */
+  abstract Job check();
+
+  @Override
+  public final Integer call() throws Exception {
+    Job job = check();
+    return job.run().on(LakehouseSession.builder(job.config(), job.name()).getOrCreate());
+  }
+
+  /** A checked command: what it runs on its session (the master comes from spark-submit or bin/tributary). */
+  record Job(String name, TributaryConfig config, Run run) {
+    Job {
+      LocalFolders.check(config);
+    }
+  }
+
+  /** The part of a command that runs on Spark; returns the exit code. */
+  @FunctionalInterface
+  interface Run {
+    int on(SparkSession spark) throws Exception;
+  }
+}
