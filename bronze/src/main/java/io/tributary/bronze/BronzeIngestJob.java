@@ -7,6 +7,7 @@ import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.LakehouseSession;
 import io.tributary.common.lakehouse.StorageFull;
 import io.tributary.common.lakehouse.StreamProgressLog;
+import io.tributary.common.lakehouse.StreamRuns;
 import io.tributary.common.lakehouse.StreamSupervisor;
 import io.tributary.common.lakehouse.Tables;
 import java.time.Duration;
@@ -75,16 +76,16 @@ public final class BronzeIngestJob {
    * failure stops all streams and is rethrown.
    */
   /** Runs until every stream has caught up with what its source holds now, then returns ({@code --once}). */
-  public void runUntilCaughtUp() {
-    run(true);
+  public StreamRuns.Outcome runUntilCaughtUp() {
+    return run(true);
   }
 
   /** Runs until the job is stopped or a stream fails for good. */
-  public void runContinuously() {
-    run(false);
+  public StreamRuns.Outcome runContinuously() {
+    return run(false);
   }
 
-  private void run(boolean once) {
+  private StreamRuns.Outcome run(boolean once) {
     KafkaReachability.check(config.kafka(), namedTopics(config));
     LakehouseSession.registerCatalog(spark, config.catalog());
     StreamProgressLog.attachTo(spark);
@@ -108,7 +109,8 @@ public final class BronzeIngestJob {
         }
       });
     }
-    new StreamSupervisor(spark, RESTARTS).run(streams, once);
+    StreamSupervisor supervisor = new StreamSupervisor(spark, RESTARTS);
+    return once ? supervisor.runUntilCaughtUp(streams) : supervisor.runContinuously(streams);
   }
 
   /** Restarts in a row, 5 s apart and 5 s longer each time: about 3 minutes of a broker that does not answer. */

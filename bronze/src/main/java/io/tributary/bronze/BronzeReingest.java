@@ -101,6 +101,25 @@ public final class BronzeReingest {
     Map<TopicPartition, Long> streamAt = new BronzeCheckpoint(checkpoint, spark.sessionState().newHadoopConf())
         .resumeOffsets().overriddenBy(BronzeCommits.of(spark, table, source).loaded()).offsets();
 
+    Planned planned = plan(source, bounds, streamAt, out);
+    Map<TopicPartition, long[]> ranges = planned.ranges();
+    String bronze = table.sqlName(source);
+    List<LostOffsets.Range> lost = skipLost(source, bronze, ranges, planned.earliest(), out);
+    if (ranges.isEmpty()) {
+      out.println("Nothing to re-ingest for source " + source.name() + ".");
+      return new Result(0, 0, 0, lost);
+    }
+    out.println("Re-ingesting into " + bronze + ": " + ranges.entrySet().stream()
+        .map(entry -> entry.getKey() + " offsets " + entry.getValue()[0] + " to " + (entry.getValue()[1] - 1))
+        .collect(Collectors.joining(", ")));
+    return loadMissing(source, bronze, ranges, lost, out);
+  }
+
+  /** Per partition, the offsets [from, to) to load again (cut where the stream stands), and Kafka's earliest. */
+  private record Planned(Map<TopicPartition, long[]> ranges, Map<TopicPartition, Long> earliest) {}
+
+  private Planned plan(BronzeSource source, Bounds bounds, Map<TopicPartition, Long> streamAt, PrintStream out)
+      throws Exception {
     Map<TopicPartition, long[]> ranges = new TreeMap<>(java.util.Comparator.comparing(TopicPartition::topic)
         .thenComparingInt(TopicPartition::partition));
     Map<TopicPartition, Long> earliest;
@@ -129,7 +148,15 @@ public final class BronzeReingest {
         }
       }
     }
+    return new Planned(ranges, earliest);
+  }
 
+  /**
+   * The parts of the ranges retention deleted: without {@link #acceptingDataLoss()} the re-ingest fails naming them;
+   * with it they are cut from {@code ranges} and those bronze lacks too are recorded as lost.
+   */
+  private List<LostOffsets.Range> skipLost(BronzeSource source, String bronze, Map<TopicPartition, long[]> ranges,
+      Map<TopicPartition, Long> earliest, PrintStream out) throws Exception {
     List<LostOffsets.Range> lost = new ArrayList<>();
     ranges.forEach((partition, range) -> {
       long first = earliest.getOrDefault(partition, 0L);
@@ -137,7 +164,6 @@ public final class BronzeReingest {
         lost.add(new LostOffsets.Range(partition.topic(), partition.partition(), range[0], Math.min(first, range[1])));
       }
     });
-    String bronze = table.sqlName(source);
     if (!lost.isEmpty()) {
       LostOffsets gone = new LostOffsets(source.name(), source.table().toString(), lost);
       Map<LostOffsets.Range, Long> held = new LinkedHashMap<>();
@@ -161,14 +187,12 @@ public final class BronzeReingest {
       }
       ranges.values().removeIf(range -> range[0] >= range[1]);
     }
-    if (ranges.isEmpty()) {
-      out.println("Nothing to re-ingest for source " + source.name() + ".");
-      return new Result(0, 0, 0, lost);
-    }
-    out.println("Re-ingesting into " + bronze + ": " + ranges.entrySet().stream()
-        .map(entry -> entry.getKey() + " offsets " + entry.getValue()[0] + " to " + (entry.getValue()[1] - 1))
-        .collect(Collectors.joining(", ")));
+    return lost;
+  }
 
+  /** Reads the ranges from Kafka and appends the records bronze does not hold, in one commit. */
+  private Result loadMissing(BronzeSource source, String bronze, Map<TopicPartition, long[]> ranges,
+      List<LostOffsets.Range> lost, PrintStream out) throws Exception {
     Dataset<Row> records = spark.read().format("kafka")
         .options(config.kafka().sparkSourceOptions())
         .option("assign", assignJson(ranges))

@@ -9,6 +9,7 @@ import io.tributary.bronze.BronzeFixture.Coordinates;
 import io.tributary.bronze.BronzeFixture.Landed;
 import io.tributary.bronze.BronzeFixture.Sent;
 import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.StreamRuns;
 import io.tributary.common.testing.SharedSpark;
 import io.tributary.localstack.LocalKafkaBroker;
 import io.tributary.localstack.testing.SharedKafka;
@@ -143,9 +144,17 @@ public class BronzeIngestIT {
     TributaryConfig config = fixture.config(Map.of("events", "events"),
         "tributary.bronze { format = delta, defaults.max-offsets-per-trigger = 150 }");
 
-    new BronzeIngestJob(spark, config).runUntilCaughtUp();
+    StreamRuns.Outcome first = new BronzeIngestJob(spark, config).runUntilCaughtUp();
     // A second run with nothing new must not add anything either.
-    new BronzeIngestJob(spark, config).runUntilCaughtUp();
+    StreamRuns.Outcome second = new BronzeIngestJob(spark, config).runUntilCaughtUp();
+    // What each run says it did: 401 records in batches of at most 150, then nothing.
+    assertThat(first.streams()).singleElement().satisfies(run -> {
+      assertThat(run.name()).isEqualTo("bronze-events");
+      assertThat(run.records()).isEqualTo(sent.size());
+      assertThat(run.batches()).isGreaterThanOrEqualTo(3);
+    });
+    assertThat(first.describe()).matches("1 stream in [0-9.]+ s, 401 records: bronze-events \\d+ batches, 401 records");
+    assertThat(second.records()).isZero();
 
     assertLandedExactly(sent, fixture.read(spark, config, "events"));
     String path = config.catalog().deltaWarehouse() + "/bronze/events";

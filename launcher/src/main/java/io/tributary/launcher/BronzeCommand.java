@@ -2,6 +2,7 @@ package io.tributary.launcher;
 
 import io.tributary.bronze.BronzeIngestJob;
 import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.StreamRuns;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -29,11 +30,8 @@ final class BronzeCommand extends JobCommand {
       if (acceptDataLoss) {
         job.acceptingDataLoss();
       }
-      if (once) {
-        job.runUntilCaughtUp();
-      } else {
-        job.runContinuously();
-      }
+      StreamRuns.Outcome outcome = once ? job.runUntilCaughtUp() : job.runContinuously();
+      System.out.println("bronze: " + outcome.describe());
       return Tributary.OK;
     });
   }

@@ -87,17 +87,17 @@ final class DemoCommand implements Callable<Integer> {
       LocalFolders.check(config);
       SparkSession spark = LakehouseSession.builder(config, "demo").getOrCreate();
       spark.sparkContext().setLogLevel("WARN");
-      new BronzeIngestJob(spark, config).runUntilCaughtUp();
+      System.out.println("  bronze: " + new BronzeIngestJob(spark, config).runUntilCaughtUp().describe());
       step("Silver: merging each entity's changes from bronze, out-of-order safe");
-      new SilverMergeJob(spark, config).runUntilCaughtUp();
+      System.out.println("  silver: " + new SilverMergeJob(spark, config).runUntilCaughtUp().describe());
 
       step("Producing the third day: later changes to the same orders, customers and inventory, and a new table of"
           + " the inventory database (suppliers)");
       produce(config, records, cutoff, false);
       produce(config, inventory, cutoff, false);
       step("Bronze and silver again: each continues from its checkpoint");
-      new BronzeIngestJob(spark, config).runUntilCaughtUp();
-      new SilverMergeJob(spark, config).runUntilCaughtUp();
+      System.out.println("  bronze: " + new BronzeIngestJob(spark, config).runUntilCaughtUp().describe());
+      System.out.println("  silver: " + new SilverMergeJob(spark, config).runUntilCaughtUp().describe());
 
       Tables tables = new Tables(config.catalog());
       for (BronzeSource source : config.bronze().sourceList()) {

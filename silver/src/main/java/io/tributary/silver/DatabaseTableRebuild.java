@@ -214,7 +214,7 @@ public final class DatabaseTableRebuild {
   }
 
   private void catchUp(EntityStream shadowStream) {
-    new StreamSupervisor(spark, SilverMergeJob.RESTARTS).run(List.of(shadowStream), true);
+    new StreamSupervisor(spark, SilverMergeJob.RESTARTS).runUntilCaughtUp(List.of(shadowStream));
   }
 
   private Table load(String table) {

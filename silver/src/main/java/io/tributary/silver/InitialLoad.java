@@ -1,6 +1,7 @@
 package io.tributary.silver;
 
 import io.tributary.common.lakehouse.DependencyUnavailableException;
+import io.tributary.common.lakehouse.StreamRuns;
 import java.util.OptionalLong;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotSummary;
@@ -66,6 +67,8 @@ final class InitialLoad {
     Dataset<Row> rows = spark.sql("SELECT * FROM " + bronzeName + " VERSION AS OF " + snapshot.snapshotId());
     try {
       merge.apply(rows, streamId, BATCH_ID);
+      StreamRuns.countBatch(spark, streamName, Long.parseLong(snapshot.summary()
+          .getOrDefault(SnapshotSummary.TOTAL_RECORDS_PROP, "0")));
     } catch (DependencyUnavailableException e) {
       throw e; // one line for the operator, as from a streamed batch
     } catch (Exception e) {

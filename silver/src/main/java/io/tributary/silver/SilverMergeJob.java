@@ -10,6 +10,7 @@ import io.tributary.common.lakehouse.LakehouseSession;
 import io.tributary.common.lakehouse.SilverCheckpoints;
 import io.tributary.common.lakehouse.StorageFull;
 import io.tributary.common.lakehouse.StreamProgressLog;
+import io.tributary.common.lakehouse.StreamRuns;
 import io.tributary.common.lakehouse.StreamSupervisor;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -49,16 +50,16 @@ public final class SilverMergeJob {
    * {@value #MAX_RESTARTS} times in a row); any other failure stops all streams and is rethrown.
    */
   /** Runs until every entity has caught up with what its source holds now, then returns ({@code --once}). */
-  public void runUntilCaughtUp() {
-    run(true);
+  public StreamRuns.Outcome runUntilCaughtUp() {
+    return run(true);
   }
 
   /** Runs until the job is stopped or a stream fails for good. */
-  public void runContinuously() {
-    run(false);
+  public StreamRuns.Outcome runContinuously() {
+    return run(false);
   }
 
-  private void run(boolean once) {
+  private StreamRuns.Outcome run(boolean once) {
     LakehouseSession.registerCatalog(spark, config.catalog());
     StreamProgressLog.attachTo(spark);
     String catalog = config.catalog().name();
@@ -85,7 +86,8 @@ public final class SilverMergeJob {
           SilverCheckpoints.database(config, database), once));
     }
     try {
-      new StreamSupervisor(spark, RESTARTS).run(streams, once);
+      StreamSupervisor supervisor = new StreamSupervisor(spark, RESTARTS);
+      return once ? supervisor.runUntilCaughtUp(streams) : supervisor.runContinuously(streams);
     } catch (RuntimeException failure) {
       throw StorageFull.explain("silver", failure, config).<RuntimeException>map(full -> full)
           .or(() -> operatorMessage(failure)).orElse(failure);

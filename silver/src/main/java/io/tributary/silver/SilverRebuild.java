@@ -84,6 +84,22 @@ public final class SilverRebuild {
   }
 
   private Result rebuild(String table, OptionalLong fromSnapshot, PrintStream out) {
+    Target target = target(table, fromSnapshot);
+    String checkpoint = buildShadow(target, fromSnapshot, out);
+    out.println("[2/4] validating " + target.shadow());
+    validateShadow(target, out);
+    out.println("[3/4] catching up with bronze once more");
+    catchUp(target.shadowEntity(), target.catalog(), target.shadowQuarantine(), checkpoint);
+    out.println("[4/4] switching " + target.live() + " to the rebuilt content");
+    return switchToShadow(target, checkpoint, fromSnapshot, out);
+  }
+
+  /** The tables a rebuild reads and writes: the live table, its shadow, and their quarantines. */
+  private record Target(SilverEntity entity, String catalog, String bronze, String live, boolean liveExists,
+      String quarantine, SilverEntity shadowEntity, String shadow, String shadowQuarantine,
+      TableName shadowQuarantineName) {}
+
+  private Target target(String table, OptionalLong fromSnapshot) {
     SilverEntity entity = entityOf(config, table);
     LakehouseSession.registerCatalog(spark, config.catalog());
     String catalog = config.catalog().name();
@@ -106,11 +122,27 @@ public final class SilverRebuild {
         quarantineName.table() + "__" + entity.name() + "__rebuild");
     String shadow = catalog + "." + shadowName;
     String shadowQuarantine = catalog + "." + shadowQuarantineName;
+    SilverEntity shadowEntity = entity.withTable(shadowName);
+    return new Target(entity, catalog, bronze, live, liveExists, quarantine, shadowEntity, shadow, shadowQuarantine,
+        shadowQuarantineName);
+  }
+
+  /**
+   * Step 1: a shadow table of the live one, empty or as of {@code fromSnapshot}, with a checkpoint of its own, caught
+   * up with bronze. Returns the checkpoint.
+   */
+  private String buildShadow(Target target, OptionalLong fromSnapshot, PrintStream out) {
+    SilverEntity entity = target.entity();
+    String catalog = target.catalog();
+    String bronze = target.bronze();
+    String live = target.live();
+    String shadow = target.shadow();
+    String shadowQuarantine = target.shadowQuarantine();
+    SilverEntity shadowEntity = target.shadowEntity();
+    String quarantine = target.quarantine();
     spark.sql("DROP TABLE IF EXISTS " + shadow + " PURGE");
     spark.sql("DROP TABLE IF EXISTS " + shadowQuarantine + " PURGE");
-    SilverEntity shadowEntity = entity.withTable(shadowName);
-    SilverTables.createQuarantineTable(spark, catalog, shadowQuarantineName);
-
+    SilverTables.createQuarantineTable(spark, catalog, target.shadowQuarantineName());
     String checkpoint;
     var hadoop = spark.sparkContext().hadoopConfiguration();
     if (fromSnapshot.isPresent()) {
@@ -140,20 +172,38 @@ public final class SilverRebuild {
     }
     out.println("      checkpoint " + checkpoint);
     catchUp(shadowEntity, catalog, shadowQuarantine, checkpoint);
+    return checkpoint;
+  }
 
-    out.println("[2/4] validating " + shadow);
-    Validation validation = validate(entity, shadow, shadowQuarantine, live, liveExists, bronze);
+  /** Step 2: the shadow's keys are unique and it holds rows when bronze does; else the rebuild stops here. */
+  private void validateShadow(Target target, PrintStream out) {
+    String live = target.live();
+    String shadow = target.shadow();
+    Validation validation = validate(target.entity(), shadow, target.shadowQuarantine(), live, target.liveExists(),
+        target.bronze());
     validation.report().forEach(line -> out.println("      " + line));
     if (!validation.problems().isEmpty()) {
       throw new IllegalStateException("The rebuild of " + live + " failed validation; the live table is unchanged"
           + " and the shadow " + shadow + " is kept for inspection:\n  " + String.join("\n  ",
           validation.problems()));
     }
+  }
 
-    out.println("[3/4] catching up with bronze once more");
-    catchUp(shadowEntity, catalog, shadowQuarantine, checkpoint);
-
-    out.println("[4/4] switching " + live + " to the rebuilt content");
+  /**
+   * Step 4: the live table takes the shadow's rows and checkpoint in one validated commit (or is created from the
+   * shadow), the entity's quarantine rows likewise; the shadow goes.
+   */
+  private Result switchToShadow(Target target, String checkpoint, OptionalLong fromSnapshot, PrintStream out) {
+    SilverEntity entity = target.entity();
+    String catalog = target.catalog();
+    String bronze = target.bronze();
+    String live = target.live();
+    boolean liveExists = target.liveExists();
+    String quarantine = target.quarantine();
+    SilverEntity shadowEntity = target.shadowEntity();
+    String shadow = target.shadow();
+    String shadowQuarantine = target.shadowQuarantine();
+    var hadoop = spark.sparkContext().hadoopConfiguration();
     CheckpointFiles files = new CheckpointFiles(checkpoint, hadoop);
     Map<String, String> summary = new LinkedHashMap<>();
     summary.put("tributary.silver.rebuilt-from", fromSnapshot.isPresent()
@@ -247,9 +297,9 @@ public final class SilverRebuild {
   }
 
   private void catchUp(SilverEntity shadowEntity, String catalog, String shadowQuarantine, String checkpoint) {
-    new StreamSupervisor(spark, SilverMergeJob.RESTARTS).run(List.of(new EntityStream(spark, shadowEntity,
-        config.schemaRegistry(), catalog, shadowQuarantine, checkpoint, true,
-        "silver-" + shadowEntity.name() + "-rebuild")), true);
+    new StreamSupervisor(spark, SilverMergeJob.RESTARTS).runUntilCaughtUp(List.of(new EntityStream(spark,
+        shadowEntity, config.schemaRegistry(), catalog, shadowQuarantine, checkpoint, true,
+        "silver-" + shadowEntity.name() + "-rebuild")));
   }
 
   private record Validation(List<String> report, List<String> problems) {}

@@ -7,6 +7,7 @@ import io.tributary.bronze.BronzeFixture;
 import io.tributary.bronze.BronzeIngestJob;
 import io.tributary.common.config.TableFormat;
 import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.StreamRuns;
 import io.tributary.common.testing.CheckpointLogFiles;
 import io.tributary.common.testing.SharedSpark;
 import io.tributary.localstack.GeneratedRecord;
@@ -150,7 +151,15 @@ public class SilverMergeIT {
     // New tables of the same entities start with all of bronze in one batch (the initial load, batch -1).
     TributaryConfig rebuild = fixture.config(Map.of("customers", "customers", "orders", "orders"),
         entities("_rebuilt", 1_000_000));
-    new SilverMergeJob(spark, rebuild).runUntilCaughtUp();
+    StreamRuns.Outcome loaded = new SilverMergeJob(spark, rebuild).runUntilCaughtUp();
+    // What the run says it did: each entity read all of its bronze table, in the one batch of the initial load.
+    long bronzeCustomers = spark.table(lake + ".bronze.customers").count();
+    long bronzeOrders = spark.table(lake + ".bronze.orders").count();
+    assertThat(loaded.streams()).extracting(StreamRuns.StreamRun::name, StreamRuns.StreamRun::batches,
+        StreamRuns.StreamRun::records).containsExactlyInAnyOrder(
+            org.assertj.core.groups.Tuple.tuple("silver-customers_rebuilt", 1L, bronzeCustomers),
+            org.assertj.core.groups.Tuple.tuple("silver-customer_history_rebuilt", 1L, bronzeCustomers),
+            org.assertj.core.groups.Tuple.tuple("silver-orders_rebuilt", 1L, bronzeOrders));
     for (String table : List.of("customers", "customer_history", "orders")) {
       assertThat(spark.sql("SELECT DISTINCT summary['tributary.batch-id'] FROM " + lake + ".silver." + table
           + "_rebuilt.snapshots WHERE summary['tributary.batch-id'] IS NOT NULL").as(Encoders.STRING()).collectAsList())

@@ -19,6 +19,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class StreamSupervisor {
   private static final Logger LOG = LoggerFactory.getLogger(StreamSupervisor.class);
+  private static final Duration LISTENER_WAIT = Duration.ofSeconds(10);
 
   /** One supervised stream. */
   public interface Supervised {
@@ -53,7 +54,31 @@ public final class StreamSupervisor {
     this.policy = policy;
   }
 
-  public void run(List<? extends Supervised> streams, boolean once) {
+  /** Runs the streams until each has caught up with what its source holds now. */
+  public StreamRuns.Outcome runUntilCaughtUp(List<? extends Supervised> streams) {
+    return counted(streams, true);
+  }
+
+  /** Runs the streams until one is stopped (or fails for good). */
+  public StreamRuns.Outcome runContinuously(List<? extends Supervised> streams) {
+    return counted(streams, false);
+  }
+
+  private StreamRuns.Outcome counted(List<? extends Supervised> streams, boolean once) {
+    try (StreamRuns runs = StreamRuns.count(spark)) {
+      run(streams, once);
+      // Progress events arrive on the listener bus after the batch: let the last ones in.
+      try {
+        spark.sparkContext().listenerBus().waitUntilEmpty(LISTENER_WAIT.toMillis());
+      } catch (java.util.concurrent.TimeoutException busy) {
+        LOG.warn("the run's last progress events did not arrive within {} s; its counts may miss them",
+            LISTENER_WAIT.toSeconds());
+      }
+      return runs.outcome(streams.stream().map(Supervised::name).toList());
+    }
+  }
+
+  private void run(List<? extends Supervised> streams, boolean once) {
     List<StreamingQuery> queries = new ArrayList<>();
     int[] restarts = new int[streams.size()];
     try {
