@@ -29,7 +29,8 @@ final class CommandLineErrors implements IParameterExceptionHandler {
       String word = unmatched.getUnmatched().get(0);
       if (command.getParent() == null && !word.startsWith("-")) {
         return "Unknown command '" + word + "'." + Suggestion.closest(word, command.getSubcommands().keySet())
-            .map(name -> " Did you mean '" + name + "'?").orElse("") + " Commands: " + String.join(", ", command.getSubcommands().keySet())
+            .map(name -> " Did you mean '" + name + "'?").orElse("") + " Commands: "
+            + String.join(", ", command.getSubcommands().keySet())
             + " (tributary --help says what each does).";
       }
       if (word.startsWith("-")) {

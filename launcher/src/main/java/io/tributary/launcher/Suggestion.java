@@ -5,8 +5,9 @@ import java.util.Comparator;
 import java.util.Optional;
 
 /**
- * The name a misspelt word most likely meant (the word itself is no candidate): the closest candidate by edits (a letter added, dropped, changed, or two
- * neighbours swapped), if it is at most two edits away and closer than half the word.
+ * The name a misspelt word most likely meant (the word itself is no candidate): the closest candidate by edits (a
+ * letter added, dropped, changed, or two neighbours swapped), if it is at most two edits away and closer than half
+ * the word.
  */
 final class Suggestion {
   private Suggestion() {}
@@ -17,7 +18,8 @@ final class Suggestion {
           int edits = edits(word, candidate);
           return edits <= 2 && edits * 2 < word.length();
         })
-        .min(Comparator.comparingInt((String candidate) -> edits(word, candidate)).thenComparing(candidate -> candidate));
+        .min(Comparator.comparingInt((String candidate) -> edits(word, candidate))
+            .thenComparing(candidate -> candidate));
   }
 
   /** Optimal string alignment distance: Levenshtein's edits plus the swap of two neighbouring letters. */

@@ -117,7 +117,8 @@ public final class MaintenanceJob {
 
   private void runOperation(Operation operation, MaintainedTable table, PrintStream out) {
     String name = operation.cliName();
-    try (SparkProgress ticker = SparkProgress.start(spark, "      ... " + name + " of " + table.sqlName(), out::println)) {
+    String what = "      ... " + name + " of " + table.sqlName();
+    try (SparkProgress ticker = SparkProgress.start(spark, what, out::println)) {
       String outcome = ConflictRetry.run(name, table, out, () -> execute(operation, table, out));
       out.printf("   %s: %s in %.1f s%n", name, outcome, ticker.elapsed());
     }

@@ -132,59 +132,52 @@ public final class SilverRebuild {
    * up with bronze. Returns the checkpoint.
    */
   private String buildShadow(Target target, OptionalLong fromSnapshot, PrintStream out) {
-    SilverEntity entity = target.entity();
-    String catalog = target.catalog();
-    String bronze = target.bronze();
-    String live = target.live();
-    String shadow = target.shadow();
-    String shadowQuarantine = target.shadowQuarantine();
-    SilverEntity shadowEntity = target.shadowEntity();
-    String quarantine = target.quarantine();
-    spark.sql("DROP TABLE IF EXISTS " + shadow + " PURGE");
-    spark.sql("DROP TABLE IF EXISTS " + shadowQuarantine + " PURGE");
-    SilverTables.createQuarantineTable(spark, catalog, target.shadowQuarantineName());
+    spark.sql("DROP TABLE IF EXISTS " + target.shadow() + " PURGE");
+    spark.sql("DROP TABLE IF EXISTS " + target.shadowQuarantine() + " PURGE");
+    SilverTables.createQuarantineTable(spark, target.catalog(), target.shadowQuarantineName());
     String checkpoint;
     var hadoop = spark.sparkContext().hadoopConfiguration();
     if (fromSnapshot.isPresent()) {
-      Table liveTable = load(live);
-      StreamRewind.Rewind rewind = StreamRewind.to(config, entity, liveTable, load(bronze),
+      Table liveTable = load(target.live());
+      StreamRewind.Rewind rewind = StreamRewind.to(config, target.entity(), liveTable, load(target.bronze()),
           fromSnapshot.getAsLong(), "rebuild", hadoop);
       checkpoint = rewind.checkpoint();
       out.printf("[1/4] building %s from %s as of snapshot %d (batch %d of %s), then the bronze changes after it%n",
-          shadow, live, fromSnapshot.getAsLong(), rewind.batch(), rewind.fromCheckpoint());
-      ShadowTables.copyOf(spark, entity, liveTable, live, fromSnapshot.getAsLong(), shadow,
+          target.shadow(), target.live(), fromSnapshot.getAsLong(), rewind.batch(), rewind.fromCheckpoint());
+      ShadowTables.copyOf(spark, target.entity(), liveTable, target.live(), fromSnapshot.getAsLong(), target.shadow(),
           ShadowTables.stateAt(liveTable, rewind.committedMillis()), checkpoint);
-      SilverTables.createEntityTable(spark, catalog, shadowEntity, Optional::empty); // columns the config added since
-      QuarantineRows.asOf(spark, quarantine, entity.name(), rewind.committedMillis())
+      // Columns the config added since.
+      SilverTables.createEntityTable(spark, target.catalog(), target.shadowEntity(), Optional::empty);
+      QuarantineRows.asOf(spark, target.quarantine(), target.entity().name(), rewind.committedMillis())
           .createOrReplaceTempView("tributary_quarantine_then");
-      spark.sql("INSERT INTO " + shadowQuarantine + " SELECT * FROM tributary_quarantine_then");
+      spark.sql("INSERT INTO " + target.shadowQuarantine() + " SELECT * FROM tributary_quarantine_then");
     } else {
-      checkpoint = SilverCheckpoints.next(config, entity, "rebuild");
-      out.printf("[1/4] building %s from all of %s with the entity's current config%n", shadow, bronze);
-      ChangeDecoder decoder = ChangeDecoder.of(entity, () -> new SchemaRegistryClient(config.schemaRegistry()));
-      if (!SilverTables.createEntityTable(spark, catalog, shadowEntity,
-          () -> StreamShape.fromBronze(spark, bronze, entity, decoder, live))) {
-        throw new IllegalStateException(bronze + " has no change events to take the columns and key of " + live
-            + " from (the entity's config leaves them to the change stream); nothing to rebuild yet");
+      checkpoint = SilverCheckpoints.next(config, target.entity(), "rebuild");
+      out.printf("[1/4] building %s from all of %s with the entity's current config%n", target.shadow(),
+          target.bronze());
+      ChangeDecoder decoder = ChangeDecoder.of(target.entity(),
+          () -> new SchemaRegistryClient(config.schemaRegistry()));
+      if (!SilverTables.createEntityTable(spark, target.catalog(), target.shadowEntity(),
+          () -> StreamShape.fromBronze(spark, target.bronze(), target.entity(), decoder, target.live()))) {
+        throw new IllegalStateException(target.bronze() + " has no change events to take the columns and key of "
+            + target.live() + " from (the entity's config leaves them to the change stream); nothing to rebuild yet");
       }
-      spark.sql("ALTER TABLE " + shadow + " SET TBLPROPERTIES ('" + SilverCheckpoints.PROPERTY + "' = '"
+      spark.sql("ALTER TABLE " + target.shadow() + " SET TBLPROPERTIES ('" + SilverCheckpoints.PROPERTY + "' = '"
           + checkpoint + "')");
     }
     out.println("      checkpoint " + checkpoint);
-    catchUp(shadowEntity, catalog, shadowQuarantine, checkpoint);
+    catchUp(target.shadowEntity(), target.catalog(), target.shadowQuarantine(), checkpoint);
     return checkpoint;
   }
 
   /** Step 2: the shadow's keys are unique and it holds rows when bronze does; else the rebuild stops here. */
   private void validateShadow(Target target, PrintStream out) {
-    String live = target.live();
-    String shadow = target.shadow();
-    Validation validation = validate(target.entity(), shadow, target.shadowQuarantine(), live, target.liveExists(),
-        target.bronze());
+    Validation validation = validate(target.entity(), target.shadow(), target.shadowQuarantine(), target.live(),
+        target.liveExists(), target.bronze());
     validation.report().forEach(line -> out.println("      " + line));
     if (!validation.problems().isEmpty()) {
-      throw new IllegalStateException("The rebuild of " + live + " failed validation; the live table is unchanged"
-          + " and the shadow " + shadow + " is kept for inspection:\n  " + String.join("\n  ",
+      throw new IllegalStateException("The rebuild of " + target.live() + " failed validation; the live table is"
+          + " unchanged and the shadow " + target.shadow() + " is kept for inspection:\n  " + String.join("\n  ",
           validation.problems()));
     }
   }
@@ -194,66 +187,59 @@ public final class SilverRebuild {
    * shadow), the entity's quarantine rows likewise; the shadow goes.
    */
   private Result switchToShadow(Target target, String checkpoint, OptionalLong fromSnapshot, PrintStream out) {
-    SilverEntity entity = target.entity();
-    String catalog = target.catalog();
-    String bronze = target.bronze();
-    String live = target.live();
-    boolean liveExists = target.liveExists();
-    String quarantine = target.quarantine();
-    SilverEntity shadowEntity = target.shadowEntity();
-    String shadow = target.shadow();
-    String shadowQuarantine = target.shadowQuarantine();
     var hadoop = spark.sparkContext().hadoopConfiguration();
     CheckpointFiles files = new CheckpointFiles(checkpoint, hadoop);
     Map<String, String> summary = new LinkedHashMap<>();
     summary.put("tributary.silver.rebuilt-from", fromSnapshot.isPresent()
-        ? "snapshot " + fromSnapshot.getAsLong() + " and " + bronze : "all of " + bronze);
+        ? "snapshot " + fromSnapshot.getAsLong() + " and " + target.bronze() : "all of " + target.bronze());
     OptionalLong previous = OptionalLong.empty();
     long previousRows = 0;
-    if (liveExists) {
-      Table liveTable = load(live);
+    if (target.liveExists()) {
+      Table liveTable = load(target.live());
       if (liveTable.currentSnapshot() != null) {
         previous = OptionalLong.of(liveTable.currentSnapshot().snapshotId());
         // From the snapshot summary, not a scan: the table being replaced may be damaged (files deleted under it).
         previousRows = SnapshotRows.of(liveTable.currentSnapshot());
       }
     }
-    Table shadowTable = load(shadow);
+    Table shadowTable = load(target.shadow());
     Map<String, String> properties = new LinkedHashMap<>(shadowTable.properties());
     properties.put(SilverCheckpoints.PROPERTY, checkpoint);
     properties.put(SilverCheckpoints.SWITCHING, "rebuild to " + checkpoint);
-    if (liveExists) {
-      int rounds = switchLive(shadowEntity, catalog, shadowQuarantine, checkpoint, files, summary, live, shadow,
-          properties);
+    if (target.liveExists()) {
+      int rounds = switchLive(target.shadowEntity(), target.catalog(), target.shadowQuarantine(), checkpoint, files,
+          summary, target.live(), target.shadow(), properties);
       if (rounds > 1) {
-        out.printf("      %s received %d commit(s) of a batch in flight after the fence; caught up with them%n", live,
-            rounds - 1);
+        out.printf("      %s received %d commit(s) of a batch in flight after the fence; caught up with them%n",
+            target.live(), rounds - 1);
       }
     } else {
       // Nothing can commit to a table that does not exist yet; a stream starting meanwhile waits for the mark to go.
       summary.putAll(batchOf(files));
-      String statement = "CREATE TABLE " + live + " USING iceberg PARTITIONED BY ("
-          + ShadowTables.partitioning(entity, shadowTable) + ") TBLPROPERTIES ("
-          + ShadowTables.sqlProperties(shadowTable, properties) + ") AS SELECT * FROM " + shadow;
+      String statement = "CREATE TABLE " + target.live() + " USING iceberg PARTITIONED BY ("
+          + ShadowTables.partitioning(target.entity(), shadowTable) + ") TBLPROPERTIES ("
+          + ShadowTables.sqlProperties(shadowTable, properties) + ") AS SELECT * FROM " + target.shadow();
       CommitMetadata.withCommitProperties(summary, () -> spark.sql(statement), RuntimeException.class);
     }
     // The entity's quarantine rows, in one commit.
     CommitMetadata.withCommitProperties(summary, () -> {
-      spark.table(shadowQuarantine).writeTo(quarantine).overwrite(col("entity").equalTo(lit(entity.name())));
+      spark.table(target.shadowQuarantine()).writeTo(target.quarantine())
+          .overwrite(col("entity").equalTo(lit(target.entity().name())));
       return null;
     }, RuntimeException.class);
-    LiveSwitch.release(load(live));
-    Table rebuilt = load(live);
-    long rows = spark.table(live).count();
-    spark.sql("DROP TABLE IF EXISTS " + shadow + " PURGE");
-    spark.sql("DROP TABLE IF EXISTS " + shadowQuarantine + " PURGE");
-    out.printf("%s rebuilt: %,d rows (was %,d), snapshot %d%n", live, rows, previousRows,
+    LiveSwitch.release(load(target.live()));
+    Table rebuilt = load(target.live());
+    long rows = spark.table(target.live()).count();
+    spark.sql("DROP TABLE IF EXISTS " + target.shadow() + " PURGE");
+    spark.sql("DROP TABLE IF EXISTS " + target.shadowQuarantine() + " PURGE");
+    out.printf("%s rebuilt: %,d rows (was %,d), snapshot %d%n", target.live(), rows, previousRows,
         rebuilt.currentSnapshot().snapshotId());
-    previous.ifPresent(id -> out.println("The previous content stays readable: SELECT * FROM " + live
+    previous.ifPresent(id -> out.println("The previous content stays readable: SELECT * FROM " + target.live()
         + " VERSION AS OF " + id));
-    out.println("Silver streams of entity " + entity.name() + " continue from " + checkpoint + " (a running silver"
-        + " job switches by itself)" + (liveExists ? "; the previous checkpoint is no longer used" : ""));
-    return new Result(live, previous, rebuilt.currentSnapshot().snapshotId(), previousRows, rows, checkpoint);
+    out.println("Silver streams of entity " + target.entity().name() + " continue from " + checkpoint
+        + " (a running silver job switches by itself)"
+        + (target.liveExists() ? "; the previous checkpoint is no longer used" : ""));
+    return new Result(target.live(), previous, rebuilt.currentSnapshot().snapshotId(), previousRows, rows, checkpoint);
   }
 
   /**

@@ -32,8 +32,9 @@ public final class SparkProgress implements AutoCloseable {
 
   private SparkProgress(SparkSession spark, String what, Consumer<String> out, Duration interval) {
     JavaSparkStatusTracker tracker = JavaSparkContext.fromSparkContext(spark.sparkContext()).statusTracker();
+    long every = interval.toMillis();
     this.ticks = TIMER.scheduleAtFixedRate(() -> out.accept(what + ": " + elapsedSeconds() + " s so far"
-        + stages(tracker, System.currentTimeMillis())), interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+        + stages(tracker, System.currentTimeMillis())), every, every, TimeUnit.MILLISECONDS);
   }
 
   /** Starts the lines for {@code what} (e.g. "rebuilding lake.silver.orders"), written to {@code out}. */
