@@ -61,14 +61,14 @@ final class InitialLoad {
     }
     String streamId = checkpoint.queryId();
     long started = System.nanoTime();
-    LOG.info("{}: a new stream; loading {} bronze rows of {} at snapshot {} in one batch", streamName,
-        snapshot.summary().getOrDefault(SnapshotSummary.TOTAL_RECORDS_PROP, "the"), bronzeName,
-        snapshot.snapshotId());
+    // Bronze is append-only: its snapshot's records are its rows.
+    long bronzeRows = Long.parseLong(snapshot.summary().getOrDefault(SnapshotSummary.TOTAL_RECORDS_PROP, "0"));
+    LOG.info("{}: a new stream; loading {} bronze rows of {} at snapshot {} in one batch", streamName, bronzeRows,
+        bronzeName, snapshot.snapshotId());
     Dataset<Row> rows = spark.sql("SELECT * FROM " + bronzeName + " VERSION AS OF " + snapshot.snapshotId());
     try {
       merge.apply(rows, streamId, BATCH_ID);
-      StreamRuns.countBatch(spark, streamName, Long.parseLong(snapshot.summary()
-          .getOrDefault(SnapshotSummary.TOTAL_RECORDS_PROP, "0")));
+      StreamRuns.countBatch(spark, streamName, bronzeRows);
     } catch (DependencyUnavailableException e) {
       throw e; // one line for the operator, as from a streamed batch
     } catch (Exception e) {

@@ -66,7 +66,8 @@ public final class SilverStatus {
           + " in " + catalog + "." + database.namespace());
       tables.forEach((table, topic) -> {
         Snapshot current = load(spark, catalog + "." + table).currentSnapshot();
-        String rows = current == null ? "0" : current.summary().getOrDefault(SnapshotSummary.TOTAL_RECORDS_PROP, "?");
+        // Deleted rows of the merge-on-read table not counted (as a rebuild reports them).
+        String rows = current == null ? "0" : String.valueOf(SnapshotRows.of(current));
         Object lastCommit = current == null ? "none" : Instant.ofEpochMilli(current.timestampMillis());
         lines.add(String.format("  %-40s from %s: %s %s, last commit %s", table, topic, rows,
             rows.equals("1") ? "row" : "rows", lastCommit));
