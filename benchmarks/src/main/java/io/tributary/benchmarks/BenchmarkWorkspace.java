@@ -6,6 +6,7 @@ import io.tributary.common.cli.HelpRequested;
 import io.tributary.common.cli.UsageException;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.LakehouseSession;
+import io.tributary.common.lakehouse.SparkProgress;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,6 +31,8 @@ final class BenchmarkWorkspace implements AutoCloseable {
   private final String base;
   private final TributaryConfig config;
   private final SparkSession spark;
+  /** Progress of the benchmark's own Spark work (writing its test data, its ceilings) every 10 s. */
+  private SparkProgress progress;
 
   private BenchmarkWorkspace(String name, String stamp, Path folder, String base, TributaryConfig config,
       SparkSession spark) {
@@ -51,7 +54,9 @@ final class BenchmarkWorkspace implements AutoCloseable {
         .getOrCreate();
     spark.sparkContext().setLogLevel("WARN");
     LakehouseSession.registerCatalog(spark, config.catalog());
-    return new BenchmarkWorkspace(name, stamp, folder, hocon, config, spark);
+    BenchmarkWorkspace workspace = new BenchmarkWorkspace(name, stamp, folder, hocon, config, spark);
+    workspace.progress = SparkProgress.inBackground(spark, "  ... bench-" + name, System.out::println);
+    return workspace;
   }
 
   private static TributaryConfig configIn(Path folder, String hocon) {
@@ -182,6 +187,7 @@ final class BenchmarkWorkspace implements AutoCloseable {
 
   @Override
   public void close() throws IOException {
+    progress.close();
     try (Stream<Path> files = Files.walk(folder)) {
       files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
     }

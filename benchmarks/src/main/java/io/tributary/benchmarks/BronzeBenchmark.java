@@ -5,6 +5,7 @@ import io.tributary.bronze.BronzeIngestJob;
 import io.tributary.common.cli.Arguments;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.LakehouseSession;
+import io.tributary.common.lakehouse.SparkProgress;
 import io.tributary.localstack.GeneratedRecord;
 import io.tributary.localstack.GeneratorOptions;
 import io.tributary.localstack.LocalKafkaBroker;
@@ -91,6 +92,8 @@ public final class BronzeBenchmark {
       TributaryConfig base = config(work, broker, "warmup", "bench.warmup", 1000, "1 second");
       SparkSession spark = LakehouseSession.builder(base, "bench").config("spark.ui.enabled", "false").getOrCreate();
       spark.sparkContext().setLogLevel("WARN");
+      // Progress of the ceilings' and the baseline's Spark work every 10 s (the bronze runs print their own).
+      SparkProgress.inBackground(spark, "  ... bench", System.out::println);
       BronzeBenchmark bench = new BronzeBenchmark(spark, broker, work, partitions);
       bench.warmUp();
       List<Result> results = new ArrayList<>();

@@ -1,6 +1,7 @@
 package io.tributary.bronze;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tributary.common.cli.JobResult;
 import io.tributary.common.config.BronzeSource;
 import io.tributary.common.config.TableFormat;
 import io.tributary.common.config.TributaryConfig;
@@ -54,8 +55,22 @@ public final class BronzeReingest {
     record Times(Instant from, Instant to) implements Bounds {}
   }
 
-  /** What a re-ingest did. */
-  public record Result(long read, long alreadyInBronze, long added, List<LostOffsets.Range> skipped) {}
+  /** What a re-ingest did: the records read from Kafka, those bronze held already, those added, the lost ranges. */
+  public record Result(String bronze, long read, long alreadyInBronze, long added, List<LostOffsets.Range> skipped)
+      implements JobResult {
+    public Result {
+      skipped = List.copyOf(skipped);
+    }
+
+    /** {@code read 120 records from Kafka; 110 were in lake.bronze.orders already, 10 added}. */
+    @Override
+    public String describe() {
+      String lost = skipped.isEmpty() ? "" : String.format("; skipped %,d records Kafka no longer has",
+          skipped.stream().mapToLong(LostOffsets.Range::count).sum());
+      return String.format("read %,d records from Kafka; %,d were in %s already, %,d added%s", read, alreadyInBronze,
+          bronze, added, lost);
+    }
+  }
 
   private final SparkSession spark;
   private final TributaryConfig config;
@@ -107,7 +122,7 @@ public final class BronzeReingest {
     List<LostOffsets.Range> lost = skipLost(source, bronze, ranges, planned.earliest(), out);
     if (ranges.isEmpty()) {
       out.println("Nothing to re-ingest for source " + source.name() + ".");
-      return new Result(0, 0, 0, lost);
+      return new Result(bronze, 0, 0, 0, lost);
     }
     out.println("Re-ingesting into " + bronze + ": " + ranges.entrySet().stream()
         .map(entry -> entry.getKey() + " offsets " + entry.getValue()[0] + " to " + (entry.getValue()[1] - 1))
@@ -227,9 +242,7 @@ public final class BronzeReingest {
                 .save(table.deltaPath(source));
           }
         }
-        out.printf("Read %,d records from Kafka; %,d were in %s already, %,d added.%n", read, read - added, bronze,
-            added);
-        return new Result(read, read - added, added, lost);
+        return new Result(bronze, read, read - added, added, lost);
       } finally {
         LocalCheckpoints.release(missing);
       }

@@ -1,8 +1,10 @@
 package io.tributary.gold;
 
+import io.tributary.common.cli.JobResult;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.LakehouseSession;
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import org.apache.spark.sql.SparkSession;
@@ -85,6 +87,20 @@ public final class GoldJob {
     select.ifPresent(graph::select);
   }
 
+  /** What a gold run did: the models it built for its interval (none in a dry run), and how long it took. */
+  public record Result(Interval interval, List<ModelRun> runs, int planned, boolean dryRun, Duration took)
+      implements JobResult {
+    @Override
+    public String describe() {
+      if (dryRun) {
+        return String.format("dry run of %d model%s for %s; nothing was written", planned, planned == 1 ? "" : "s",
+            interval);
+      }
+      return String.format("%d model%s built for %s in %.1f s", runs.size(), runs.size() == 1 ? "" : "s", interval,
+          took.toMillis() / 1000.0);
+    }
+  }
+
   /**
    * @param out where the plan and the progress go
    * @return the models built (none in a dry run)
@@ -92,7 +108,7 @@ public final class GoldJob {
    *     not analyse
    * @throws ModelFailedException when a model's checks fail (that model and the ones after it are not committed)
    */
-  public List<ModelRun> execute(PrintStream out) {
+  public Result execute(PrintStream out) {
     if (downstream && select.isEmpty()) {
       throw new IllegalStateException("withDownstream() needs select(model)");
     }
@@ -108,13 +124,10 @@ public final class GoldJob {
         (System.nanoTime() - started) / 1_000_000);
     if (dryRun) {
       out.print(plan.describe());
-      out.println("\nDry run: nothing was written.");
-      return List.of();
+      return new Result(interval, List.of(), selected.size(), true, Duration.ofNanos(System.nanoTime() - started));
     }
     out.printf("Gold: %d model%s for %s%n", selected.size(), selected.size() == 1 ? "" : "s", interval);
     List<ModelRun> runs = runner.run(plan, out::println);
-    out.printf("Gold: %d model%s built for %s in %.1f s%n", runs.size(), runs.size() == 1 ? "" : "s", interval,
-        (System.nanoTime() - started) / 1e9);
-    return runs;
+    return new Result(interval, runs, selected.size(), false, Duration.ofNanos(System.nanoTime() - started));
   }
 }

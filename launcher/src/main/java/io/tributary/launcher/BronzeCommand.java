@@ -2,7 +2,6 @@ package io.tributary.launcher;
 
 import io.tributary.bronze.BronzeIngestJob;
 import io.tributary.common.config.TributaryConfig;
-import io.tributary.common.lakehouse.StreamRuns;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -30,9 +29,7 @@ final class BronzeCommand extends JobCommand {
       if (acceptDataLoss) {
         job.acceptingDataLoss();
       }
-      StreamRuns.Outcome outcome = once ? job.runUntilCaughtUp() : job.runContinuously();
-      System.out.println("bronze: " + outcome.describe());
-      return Tributary.OK;
+      return once ? job.runUntilCaughtUp() : job.runContinuously();
     });
   }
 }

@@ -95,12 +95,11 @@ final class GoldCommand extends JobCommand {
         job = job.dryRun();
       }
       try {
-        job.execute(System.out);
+        return job.execute(System.out);
       } catch (RuntimeException failure) {
         throw StorageFull.explain("gold", failure, loaded, StorageFull.GOLD_RUN)
             .<RuntimeException>map(full -> full).orElse(failure);
       }
-      return Tributary.OK;
     });
   }
 }

@@ -20,9 +20,7 @@ final class HealthCommand extends JobCommand {
   @Override
   Job check() {
     TributaryConfig loaded = config.load();
-    return new Job("health", loaded, spark -> {
-      new MaintenanceJob(spark, loaded).health(Optional.ofNullable(table), System.out);
-      return Tributary.OK;
-    });
+    return new Job("health", loaded,
+        spark -> new MaintenanceJob(spark, loaded).health(Optional.ofNullable(table), System.out));
   }
 }

@@ -1,5 +1,6 @@
 package io.tributary.launcher;
 
+import io.tributary.common.cli.JobResult;
 import io.tributary.common.config.LocalFolders;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.LakehouseSession;
@@ -9,7 +10,8 @@ import org.apache.spark.sql.SparkSession;
 /**
  * A command that runs a job on Spark, in two steps: {@link #check()} does everything that needs no Spark (options,
  * the config, the gold models, local folders) and returns the job ready to run; {@link #call()} runs it on a new
- * session. {@code tributary validate} calls {@link #check()} alone.
+ * session, prints its result as the last line ({@code gold: 4 models built for ...}) and exits with the code the
+ * result maps to. {@code tributary validate} calls {@link #check()} alone.
  */
 abstract class JobCommand implements Callable<Integer> {
   /**
@@ -21,7 +23,14 @@ abstract class JobCommand implements Callable<Integer> {
   @Override
   public final Integer call() throws Exception {
     Job job = check();
-    return job.run().on(LakehouseSession.builder(job.config(), job.name()).getOrCreate());
+    JobResult result = job.run().on(LakehouseSession.builder(job.config(), job.name()).getOrCreate());
+    System.out.println(job.name() + ": " + result.describe());
+    return exitCode(result);
+  }
+
+  /** 0 when the job succeeded, 1 when its result says its caller must act. */
+  int exitCode(JobResult result) {
+    return result.succeeded() ? Tributary.OK : Tributary.FAILED;
   }
 
   /** A checked command: what it runs on its session (the master comes from spark-submit or bin/tributary). */
@@ -31,9 +40,9 @@ abstract class JobCommand implements Callable<Integer> {
     }
   }
 
-  /** The part of a command that runs on Spark; returns the exit code. */
+  /** The part of a command that runs on Spark; returns what the job did. */
   @FunctionalInterface
   interface Run {
-    int on(SparkSession spark) throws Exception;
+    JobResult on(SparkSession spark) throws Exception;
   }
 }

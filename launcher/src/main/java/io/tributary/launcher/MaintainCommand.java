@@ -38,12 +38,11 @@ final class MaintainCommand extends JobCommand {
     TributaryConfig loaded = config.load();
     return new Job("maintain", loaded, spark -> {
       try {
-        new MaintenanceJob(spark, loaded).run(Optional.ofNullable(table), only, System.out);
+        return new MaintenanceJob(spark, loaded).run(Optional.ofNullable(table), only, System.out);
       } catch (RuntimeException failure) {
         throw StorageFull.explain("maintain", failure, loaded, StorageFull.MAINTENANCE)
             .<RuntimeException>map(full -> full).orElse(failure);
       }
-      return Tributary.OK;
     });
   }
 }

@@ -60,10 +60,8 @@ final class RebuildCommand extends JobCommand {
       }
       Interval interval = GoldCommand.Days.interval("rebuild", null, from, to);
       GoldJob.checkModels(loaded, Optional.of(name.table()));
-      return new Job("rebuild", loaded, spark -> {
-        GoldJob.of(spark, loaded, interval).select(name.table()).fullRefresh().execute(System.out);
-        return Tributary.OK;
-      });
+      return new Job("rebuild", loaded,
+          spark -> GoldJob.of(spark, loaded, interval).select(name.table()).fullRefresh().execute(System.out));
     }
     if (loaded.bronze().sourceList().stream().anyMatch(source -> source.table().equals(name))) {
       throw new UsageException("'rebuild': " + table + " is a bronze table, the raw record of Kafka; load missing"
@@ -91,20 +89,18 @@ final class RebuildCommand extends JobCommand {
     return new Job("rebuild", loaded, spark -> rebuildSilver(spark, loaded, databaseTable, snapshot, timestamp));
   }
 
-  private int rebuildSilver(SparkSession spark, TributaryConfig loaded, boolean databaseTable, OptionalLong snapshot,
-      Optional<Instant> timestamp) {
+  private SilverRebuild.Result rebuildSilver(SparkSession spark, TributaryConfig loaded, boolean databaseTable,
+      OptionalLong snapshot, Optional<Instant> timestamp) {
     OptionalLong from = timestamp.isPresent()
         ? OptionalLong.of(RollbackCommand.target(spark, loaded, table, OptionalLong.empty(), timestamp)) : snapshot;
     if (databaseTable) {
       try {
-        new DatabaseTableRebuild(spark, loaded).run(table, from, System.out);
+        return new DatabaseTableRebuild(spark, loaded).run(table, from, System.out);
       } catch (IllegalArgumentException e) {
         throw new UsageException("'rebuild': " + e.getMessage());
       }
-      return Tributary.OK;
     }
-    new SilverRebuild(spark, loaded).run(table, from, System.out);
-    return Tributary.OK;
+    return new SilverRebuild(spark, loaded).run(table, from, System.out);
   }
 
   /** A table of a database block (not also an entity's, which would be its own stream's). */

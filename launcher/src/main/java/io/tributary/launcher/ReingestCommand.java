@@ -56,12 +56,11 @@ final class ReingestCommand extends JobCommand {
     return new Job("reingest", loaded, spark -> {
       try {
         BronzeReingest reingest = new BronzeReingest(spark, loaded);
-        (acceptDataLoss ? reingest.acceptingDataLoss() : reingest).run(source, bounds, System.out);
+        return (acceptDataLoss ? reingest.acceptingDataLoss() : reingest).run(source, bounds, System.out);
       } catch (BronzeReingest.InvalidRange e) {
         // Thrown before anything is read or written.
         throw new UsageException("'reingest': " + e.getMessage());
       }
-      return Tributary.OK;
     });
   }
 

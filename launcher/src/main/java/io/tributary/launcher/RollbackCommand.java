@@ -1,5 +1,6 @@
 package io.tributary.launcher;
 
+import io.tributary.common.cli.JobResult;
 import io.tributary.common.cli.UsageException;
 import io.tributary.common.config.TableName;
 import io.tributary.common.config.TributaryConfig;
@@ -67,7 +68,17 @@ final class RollbackCommand extends JobCommand {
     return new Job("rollback", config, spark -> rollBack(spark, config, name, databaseTable, snapshot, timestamp));
   }
 
-  private int rollBack(SparkSession spark, TributaryConfig config, TableName name, boolean databaseTable,
+  /** A rollback previewed or applied; it describes the next step (apply it, or undo it). */
+  record Result(String table, long target, long current, boolean applied, String afterApply) implements JobResult {
+    @Override
+    public String describe() {
+      return applied ? "rolled back to snapshot " + target + ". To undo: tributary rollback --config FILE --table "
+          + table + " --snapshot " + current + " --apply"
+          : "nothing changed (a preview). Add --apply to roll back to snapshot " + target + afterApply;
+    }
+  }
+
+  private Result rollBack(SparkSession spark, TributaryConfig config, TableName name, boolean databaseTable,
       OptionalLong snapshot, Optional<Instant> timestamp) throws Exception {
     long target = target(spark, config, table, snapshot, timestamp);
     String sqlName = config.catalog().name() + "." + table;
@@ -76,11 +87,10 @@ final class RollbackCommand extends JobCommand {
     System.out.print(preview.describe());
     boolean silver = config.silver().entityList().stream().anyMatch(entity -> entity.table().equals(name));
     if (!apply) {
-      System.out.println("Nothing changed (a preview). Add --apply to roll back" + (silver
+      return new Result(table, target, preview.currentSnapshot(), false, silver
           ? "; the entity's stream then re-applies the bronze changes after that snapshot."
           : databaseTable ? "; the table is then rebuilt from that snapshot and the changes of its topic after it,"
-              + " while the database's stream goes on with the others." : "."));
-      return Tributary.OK;
+              + " while the database's stream goes on with the others." : ".");
     }
     if (silver) {
       new SilverRollback(spark, config).apply(table, target, System.out);
@@ -95,9 +105,7 @@ final class RollbackCommand extends JobCommand {
       TableRollback.apply(iceberg, target, Map.of(), List.of());
       System.out.println(sqlName + " is at snapshot " + target + " again.");
     }
-    System.out.println("To undo: tributary rollback --config FILE --table " + table + " --snapshot "
-        + preview.currentSnapshot() + " --apply");
-    return Tributary.OK;
+    return new Result(table, target, preview.currentSnapshot(), true, "");
   }
 
   /** The snapshot a rollback (or a rebuild from a time) targets. */

@@ -1,7 +1,6 @@
 package io.tributary.launcher;
 
 import io.tributary.common.config.TributaryConfig;
-import io.tributary.common.lakehouse.StreamRuns;
 import io.tributary.silver.SilverMergeJob;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -24,9 +23,7 @@ final class SilverCommand extends JobCommand {
     SilverMergeJob.checkConfig(loaded);
     return new Job("silver", loaded, spark -> {
       SilverMergeJob job = new SilverMergeJob(spark, loaded);
-      StreamRuns.Outcome outcome = once ? job.runUntilCaughtUp() : job.runContinuously();
-      System.out.println("silver: " + outcome.describe());
-      return Tributary.OK;
+      return once ? job.runUntilCaughtUp() : job.runContinuously();
     });
   }
 }

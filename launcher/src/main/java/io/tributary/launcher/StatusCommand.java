@@ -1,6 +1,7 @@
 package io.tributary.launcher;
 
 import io.tributary.bronze.BronzeStatus;
+import io.tributary.common.cli.JobResult;
 import io.tributary.common.cli.UsageException;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.DependencyUnavailableException;
@@ -41,7 +42,30 @@ final class StatusCommand extends JobCommand {
     return new Job("status", config, spark -> report(spark, config, maxIdle));
   }
 
-  private static int report(SparkSession spark, TributaryConfig config, Duration maxIdle) {
+  /** Where the streams stand: how many are stalled, or that Kafka or the storage did not answer. */
+  record Report(int streams, long stalled, boolean reachable) implements JobResult {
+    @Override
+    public String describe() {
+      if (!reachable) {
+        return "unknown: Kafka or the lakehouse's storage did not answer (the reason is on stderr)";
+      }
+      return stalled == 0 ? "all " + streams + " streams are alive and caught up or catching up."
+          : stalled + " of " + streams + " streams are stalled; see docs/RUNBOOK.md and the streams' driver logs.";
+    }
+
+    @Override
+    public boolean succeeded() {
+      return reachable && stalled == 0;
+    }
+  }
+
+  /** 3 when Kafka or the storage did not answer: not "a stream is behind", so a scheduler's next step differs. */
+  @Override
+  int exitCode(JobResult result) {
+    return result instanceof Report report && !report.reachable() ? Tributary.UNREACHABLE : super.exitCode(result);
+  }
+
+  private static Report report(SparkSession spark, TributaryConfig config, Duration maxIdle) {
     LakehouseSession.registerCatalog(spark, config.catalog());
     List<StreamState> states;
     List<String> databaseTables;
@@ -50,9 +74,8 @@ final class StatusCommand extends JobCommand {
       states.addAll(SilverStatus.of(spark, config));
       databaseTables = SilverStatus.databaseTables(spark, config);
     } catch (DependencyUnavailableException e) {
-      // Not "a stream is behind" (exit 1): a scheduler's next step differs, so the code does too.
       System.err.println("tributary status: " + e.getMessage());
-      return Tributary.UNREACHABLE;
+      return new Report(0, 0, false);
     } catch (RuntimeException e) {
       Optional<String> unreachable = StorageReachability.unreachable(e);
       if (unreachable.isEmpty()) {
@@ -63,15 +86,12 @@ final class StatusCommand extends JobCommand {
           + Optional.ofNullable(config.catalog().warehouse()).orElse("its configured address")
           + "; tributary.checkpoint-location " + config.checkpointLocation() + "): " + unreachable.get()
           + ". Nothing was read; run again once it answers.");
-      return Tributary.UNREACHABLE;
+      return new Report(0, 0, false);
     }
     Instant now = Instant.now();
     states.forEach(state -> System.out.println(state.describe(now, maxIdle)));
     databaseTables.forEach(System.out::println);
-    long stalled = states.stream().filter(state -> state.stalled(now, maxIdle)).count();
-    System.out.println(stalled == 0 ? "All " + states.size() + " streams are alive and caught up or catching up."
-        : stalled + " of " + states.size() + " streams are stalled; see docs/RUNBOOK.md and the streams' driver logs.");
-    return stalled == 0 ? Tributary.OK : Tributary.FAILED;
+    return new Report(states.size(), states.stream().filter(state -> state.stalled(now, maxIdle)).count(), true);
   }
 
   /** {@code 15m}, {@code 90s}, {@code 2h}, or an ISO-8601 duration ({@code PT15M}). */

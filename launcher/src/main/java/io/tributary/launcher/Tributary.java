@@ -1,9 +1,11 @@
 package io.tributary.launcher;
 
 import java.io.PrintWriter;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.HelpCommand;
@@ -20,6 +22,10 @@ import picocli.CommandLine.Spec;
  *
  * Exit codes: 0 done, 1 the job failed, 2 bad command line, configuration or gold models (nothing was started);
  * {@code status}: 3 when Kafka does not answer.
+ *
+ * <p>The jar holds the production commands only. The tools for this machine (demo, local broker, sample producer,
+ * notebook kernel) live in the devtools module, whose entry point builds this same command tree with its commands
+ * added ({@link #Tributary(Supplier)}).
  */
 @Command(name = "tributary", scope = ScopeType.INHERIT, mixinStandardHelpOptions = true,
     versionProvider = TributaryVersion.class, sortOptions = false, usageHelpAutoWidth = true,
@@ -30,11 +36,13 @@ import picocli.CommandLine.Spec;
         "2:fix the command line, configuration or gold models (nothing was started)",
         "3:status only: Kafka or the lakehouse's storage did not answer"})
 public final class Tributary implements Callable<Integer> {
-  static final int OK = 0;
-  static final int FAILED = 1;
-  static final int USAGE = 2;
+  public static final int OK = 0;
+  public static final int FAILED = 1;
+  public static final int USAGE = 2;
   /** {@code status}: Kafka did not answer, so where the streams stand is unknown. */
-  static final int UNREACHABLE = 3;
+  public static final int UNREACHABLE = 3;
+
+  private final Supplier<List<?>> moreCommands;
 
   @Spec
   private CommandLine.Model.CommandSpec spec;
@@ -47,12 +55,29 @@ public final class Tributary implements Callable<Integer> {
    * application as failed with the reason.
    */
   public static void main(String[] args) {
-    int code = new Tributary().run(Arrays.asList(args));
-    DriverExit.finish(code);
+    new Tributary().runAsMain(args);
+  }
+
+  /** The production commands. */
+  public Tributary() {
+    this(List::of);
+  }
+
+  /**
+   * The production commands and more, listed after them: picocli command objects, made anew for each command line
+   * (picocli keeps the parsed values in them).
+   */
+  public Tributary(Supplier<List<?>> moreCommands) {
+    this.moreCommands = moreCommands;
+  }
+
+  /** What {@code main} does: runs the command line, then ends as {@link #main} describes. */
+  public void runAsMain(String[] args) {
+    DriverExit.finish(run(Arrays.asList(args)));
   }
 
   /** Runs one command line; returns its exit code. */
-  int run(List<String> args) {
+  public int run(List<String> args) {
     return commandLine().execute(args.toArray(String[]::new));
   }
 
@@ -66,10 +91,12 @@ public final class Tributary implements Callable<Integer> {
   /** The command tree, built anew for each run (its writers are the System.out and System.err of that moment). */
   CommandLine commandLine() {
     CommandLine line = new CommandLine(this);
-    for (Object command : List.of(new BronzeCommand(), new SilverCommand(), new GoldCommand(), new MaintainCommand(),
-        new HealthCommand(), new StatusCommand(), new ReingestCommand(), new RebuildCommand(), new RollbackCommand(),
-        new ValidateCommand(this::commandLine), new KafkaCommand(), new ProduceCommand(), new NotebookKernelCommand(),
-        new DemoCommand(), new HelpCommand())) {
+    List<Object> commands = new ArrayList<>(List.of(new BronzeCommand(), new SilverCommand(), new GoldCommand(),
+        new MaintainCommand(), new HealthCommand(), new StatusCommand(), new ReingestCommand(), new RebuildCommand(),
+        new RollbackCommand(), new ValidateCommand(this::commandLine)));
+    commands.addAll(moreCommands.get());
+    commands.add(new HelpCommand());
+    for (Object command : commands) {
       line.addSubcommand(command);
     }
     // The root's own footer, set after the subcommands took the inherited attributes.
@@ -87,7 +114,7 @@ public final class Tributary implements Callable<Integer> {
   }
 
   /** The subcommands, in the order the usage lists them. */
-  List<String> commandNames() {
+  public List<String> commandNames() {
     return List.copyOf(commandLine().getSubcommands().keySet());
   }
 }

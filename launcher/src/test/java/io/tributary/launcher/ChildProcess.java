@@ -15,15 +15,18 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
-/** Runs the launcher in a JVM of its own, as bin/tributary or spark-submit would, so a test can kill it for real. */
-final class ChildProcess {
+/**
+ * Runs the launcher in a JVM of its own, as bin/tributary or spark-submit would, so a test can kill it for real.
+ * Public for the devtools tests, which run their own entry point the same way.
+ */
+public final class ChildProcess {
   private ChildProcess() {}
 
   /**
    * What every JVM a test starts gets: Spark's flags for this Java and the test JVMs' tuning (C1 only), as the
    * build passes them to the test JVM ({@code test.jvm.flags}, {@code test.jvm.tuning}).
    */
-  static List<String> testJvmFlags() {
+  public static List<String> testJvmFlags() {
     return Stream.of("test.jvm.flags", "test.jvm.tuning")
         .flatMap(property -> Arrays.stream(System.getProperty(property, "").trim().split("\\s+")))
         .filter(flag -> !flag.isEmpty()).toList();
@@ -31,6 +34,11 @@ final class ChildProcess {
 
   static Process start(Path log, String... args) throws IOException {
     return start(System.getProperty("java.class.path"), List.of(), log, args);
+  }
+
+  /** Runs another entry point than the launcher's on this JVM's classpath, with the same settings. */
+  public static Process startMain(String mainClass, Path log, String... args) throws IOException {
+    return start(mainClass, System.getProperty("java.class.path"), List.of(), java.util.Map.of(), log, args);
   }
 
   /**
@@ -113,6 +121,11 @@ final class ChildProcess {
   /** With a classpath, system properties ({@code -Dkey=value}) and environment variables of the caller's choice. */
   static Process start(String classpath, List<String> properties, java.util.Map<String, String> environment,
       Path log, String... args) throws IOException {
+    return start(Tributary.class.getName(), classpath, properties, environment, log, args);
+  }
+
+  private static Process start(String mainClass, String classpath, List<String> properties,
+      java.util.Map<String, String> environment, Path log, String... args) throws IOException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(testJvmFlags());
@@ -131,7 +144,7 @@ final class ChildProcess {
     command.addAll(properties);
     command.add("-cp");
     command.add(classpath);
-    command.add(Tributary.class.getName());
+    command.add(mainClass);
     command.addAll(Arrays.asList(args));
     Files.createDirectories(log.getParent());
     ProcessBuilder builder = new ProcessBuilder(command)

@@ -15,6 +15,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -23,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The spark-submit jar on its own: its classpath is the shaded jar plus Spark's jars only (what a Spark distribution
  * has), as on a cluster. Proves the jar carries the Kafka source, Iceberg, Delta and config, and that their service
- * files are merged so that format("kafka") and "iceberg" resolve.
+ * files are merged so that format("kafka") and "iceberg" resolve; and that it holds no development code.
  */
 @ExtendWith({SharedSpark.class, SharedKafka.class})
 class ShadedJarIT {
@@ -49,5 +51,26 @@ class ShadedJarIT {
 
     TributaryConfig config = TributaryConfig.load(configFile);
     BronzeIngestIT.assertLandedExactly(sent, fixture.read(spark, config, "submitted"));
+  }
+
+  @Test
+  void holdsTheProductionCodeOnly() throws Exception {
+    Path jar = SparkDistribution.applicationJar(Path.of("target"));
+    List<String> ours;
+    try (ZipFile zip = new ZipFile(jar.toFile())) {
+      ours = zip.stream().map(ZipEntry::getName)
+          .filter(name -> name.startsWith("io/tributary/") && name.endsWith(".class")).toList();
+    }
+    assertThat(ours).contains("io/tributary/launcher/Tributary.class", "io/tributary/silver/SilverMergeJob.class");
+    // No demo, local broker, sample producer or notebook helper (devtools, local-stack), and no test class.
+    assertThat(ours).extracting(name -> name.split("/")[2]).containsOnly("bronze", "common", "gold", "launcher",
+        "maintenance", "silver");
+    assertThat(ours).contains("io/tributary/gold/ModelTest.class") // a gold model's test: production code
+        .noneMatch(name -> name.startsWith("io/tributary/common/testing/")
+            || name.matches(".*(IT|Fixture|Test)(\\$.*)?\\.class")
+            && !name.startsWith("io/tributary/gold/ModelTest"));
+    // Iceberg's Spark runtime alone is 48 MB and Kafka's client and source and Delta most of the rest (72 MB on
+    // 2026-12-05); a bound well under what any of Spark, Hadoop or Scala would add catches one shaded by mistake.
+    assertThat(Files.size(jar)).isLessThan(80L << 20);
   }
 }

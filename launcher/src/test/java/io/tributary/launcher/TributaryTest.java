@@ -41,7 +41,7 @@ class TributaryTest {
   @Test
   void listsTheCommandsWithoutArguments() {
     assertThat(new Tributary().run(List.of())).isEqualTo(Tributary.USAGE);
-    assertThat(out.toString(StandardCharsets.UTF_8)).contains("bronze", "kafka", "produce", "demo");
+    assertThat(out.toString(StandardCharsets.UTF_8)).contains("bronze", "silver", "gold", "rebuild", "validate");
   }
 
   @Test
@@ -107,7 +107,10 @@ class TributaryTest {
             .anyMatch(line -> line.startsWith("Usage: tributary " + command + " "));
       }
     }
-    assertThat(tributary.commandNames()).contains("bronze", "silver", "maintain", "produce", "kafka", "demo");
+    // The production jar's commands only: the demo, the local broker, the producer and the notebook kernel are the
+    // devtools module's (LocalTributaryTest).
+    assertThat(tributary.commandNames()).containsExactly("bronze", "silver", "gold", "maintain", "health", "status",
+        "reingest", "rebuild", "rollback", "validate", "help");
     assertThat(stderr()).isEmpty();
   }
 
@@ -117,7 +120,6 @@ class TributaryTest {
         List.of("silver", "--config", "x.conf", "once"),
         List.of("maintain", "--config", "x.conf", "all"),
         List.of("bronze", "--config", "x.conf", "-once"),
-        List.of("kafka", "start", "now"),
         List.of("bronze", "--config", "x.conf", "--once=yes"));
     for (List<String> args : wrong) {
       assertThat(new Tributary().run(args)).as(String.join(" ", args)).isEqualTo(Tributary.USAGE);
@@ -126,7 +128,6 @@ class TributaryTest {
         "'silver': unexpected argument 'once'; did you mean --once?",
         "'maintain': unexpected argument 'all'; options start with --",
         "'bronze': unknown option -once; did you mean --once? (tributary bronze --help lists them)",
-        "'kafka': unexpected argument 'now'; options start with --",
         "'bronze': invalid value for option '--once': 'yes' is not a boolean");
   }
 
@@ -266,36 +267,5 @@ class TributaryTest {
         """);
     assertThat(new Tributary().run(List.of("bronze", "--config", config.toString()))).isEqualTo(Tributary.USAGE);
     assertThat(stderr()).isEqualTo("Invalid configuration: tributary.bronze.sources: no sources are configured");
-  }
-
-  @Test
-  void rejectsABadFractionForTheProducer(@TempDir Path dir) throws Exception {
-    assertThat(new Tributary().run(List.of("produce", "--config", "../conf/application.conf", "--duplicates", "2")))
-        .isEqualTo(Tributary.USAGE);
-    assertThat(stderr()).isEqualTo("'produce': --duplicates must be a fraction between 0 and 1, got 2.0");
-  }
-
-  @Test
-  void rejectsARateThatIsNotANumber() {
-    assertThat(new Tributary().run(List.of("produce", "--config", "../conf/application.conf", "--rate", "x")))
-        .isEqualTo(Tributary.USAGE);
-    assertThat(stderr()).isEqualTo("'produce': invalid value for option '--rate': 'x' is not a double");
-  }
-
-  @Test
-  void producingWithoutABrokerFailsWithOneLineNamingTheAddress(@TempDir Path dir) throws Exception {
-    Path config = dir.resolve("down.conf");
-    // The client's own timeout short, so that the test does not wait the 30 s a real run gives the broker.
-    Files.writeString(config, """
-        tributary {
-          catalog.warehouse = "%s"
-          kafka { bootstrap-servers = "127.0.0.1:1", options { "default.api.timeout.ms" = 1500 } }
-          checkpoint-location = "%s"
-        }
-        """.formatted(dir.resolve("warehouse"), dir.resolve("checkpoints")));
-    assertThat(new Tributary().run(List.of("produce", "--config", config.toString()))).isEqualTo(Tributary.FAILED);
-    assertThat(stderr().lines()).singleElement().asString()
-        .startsWith("tributary produce: Kafka at 127.0.0.1:1 (tributary.kafka.bootstrap-servers): cannot create topics")
-        .endsWith("; start the broker (bin/tributary kafka start) or fix the address, and run again. Nothing was sent.");
   }
 }

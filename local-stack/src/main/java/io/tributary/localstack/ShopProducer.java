@@ -32,9 +32,21 @@ public final class ShopProducer {
 
   private ShopProducer() {}
 
-  /** Sends every record; {@code ratePerSecond} of 0 means as fast as possible. */
+  /** How often a send that takes long says how far it got. */
+  private static final long PROGRESS_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+  /**
+   * Sends every record; {@code ratePerSecond} of 0 means as fast as possible. A send that takes long prints every
+   * 10 s how many records it has handed to the producer and at what rate.
+   */
   public static Summary send(Map<String, Object> clientProperties, Iterator<GeneratedRecord> records,
       double ratePerSecond) {
+    return send(clientProperties, records, ratePerSecond, System.out::println);
+  }
+
+  /** As {@link #send(Map, Iterator, double)}, with the progress lines going to {@code progress}. */
+  public static Summary send(Map<String, Object> clientProperties, Iterator<GeneratedRecord> records,
+      double ratePerSecond, java.util.function.Consumer<String> progress) {
     Map<String, Object> properties = ProducerSettings.exactlyOnceInOrder(clientProperties);
     properties.put(ProducerConfig.LINGER_MS_CONFIG, 5);
     properties.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
@@ -42,6 +54,7 @@ public final class ShopProducer {
     properties.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
     Map<String, Map<GeneratedRecord.Kind, Long>> counts = new TreeMap<>();
     long started = System.nanoTime();
+    long nextProgress = started + PROGRESS_EVERY_NANOS;
     long sent = 0;
     java.util.concurrent.atomic.AtomicReference<Exception> failure = new java.util.concurrent.atomic.AtomicReference<>();
     try (KafkaProducer<byte[], byte[]> producer =
@@ -62,6 +75,12 @@ public final class ShopProducer {
         sent++;
         if (ratePerSecond > 0) {
           pace(started, sent, ratePerSecond);
+        }
+        if (System.nanoTime() >= nextProgress) {
+          double seconds = (System.nanoTime() - started) / 1e9;
+          progress.accept(String.format("  ... producing: %,d records in %.0f s, %,.0f records/s", sent, seconds,
+              sent / seconds));
+          nextProgress += PROGRESS_EVERY_NANOS;
         }
       }
       producer.flush();

@@ -1,18 +1,23 @@
 package io.tributary.maintenance;
 
+import io.tributary.common.cli.JobResult;
 import io.tributary.common.cli.UsageException;
 import io.tributary.common.config.MaintenancePolicy;
 import io.tributary.common.config.TableFormat;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.SparkProgress;
 import java.io.PrintStream;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.stream.Collectors;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.spark.Spark3Util;
 import org.apache.spark.sql.SparkSession;
@@ -33,29 +38,65 @@ public final class MaintenanceJob {
     this.config = config;
   }
 
+  /** What a maintenance run did: each table's health after it, how often each operation ran, and the time. */
+  public record Result(Map<String, TableHealth> after, Map<Operation, Integer> operations, Duration took)
+      implements JobResult {
+    public Result {
+      after = Collections.unmodifiableMap(new LinkedHashMap<>(after));
+      operations = Collections.unmodifiableMap(operations.isEmpty() ? new EnumMap<>(Operation.class)
+          : new EnumMap<>(operations));
+    }
+
+    /** {@code 12 tables in 40.2 s; ran rewrite-data-files 3 times, expire-snapshots 12 times}. */
+    @Override
+    public String describe() {
+      String ran = operations.isEmpty() ? "nothing was due" : "ran " + operations.entrySet().stream()
+          .map(entry -> entry.getKey().cliName() + " " + (entry.getValue() == 1 ? "once" : entry.getValue() + " times"))
+          .collect(Collectors.joining(", "));
+      return String.format("%d table%s in %.1f s; %s", after.size(), after.size() == 1 ? "" : "s",
+          took.toMillis() / 1000.0, ran);
+    }
+  }
+
+  /** What a health check found: each table's health (a damaged table fails the check instead). */
+  public record Health(Map<String, TableHealth> tables) implements JobResult {
+    public Health {
+      tables = Collections.unmodifiableMap(new LinkedHashMap<>(tables));
+    }
+
+    @Override
+    public String describe() {
+      return String.format("%d table%s, none damaged", tables.size(), tables.size() == 1 ? "" : "s");
+    }
+  }
+
   /**
    * Prints one health line per table (of {@code only}, when given).
    *
    * @throws DamagedTablesException after the lines, when files a table's current snapshot references are missing
    */
-  public void health(Optional<String> only, PrintStream out) {
+  public Health health(Optional<String> only, PrintStream out) {
     List<String> damaged = new ArrayList<>();
+    Map<String, TableHealth> tables = new LinkedHashMap<>();
     for (MaintainedTable table : tables(only)) {
       TableHealth health = health(table);
       out.println(table.describe() + ": " + health.describe());
+      tables.put(table.sqlName(), health);
       if (health.isDamaged()) {
         damaged.add(table.sqlName());
       }
     }
     DamagedTablesException.throwIfAny(damaged);
+    return new Health(tables);
   }
 
   /**
    * Maintains every table (or {@code only}): all due operations, or just {@code operation}.
    *
-   * @return the health of each table after
+   * @return the health of each table after, and the operations that ran
    */
-  public Map<String, TableHealth> run(Optional<String> only, Optional<Operation> operation, PrintStream out) {
+  public Result run(Optional<String> only, Optional<Operation> operation, PrintStream out) {
+    long started = System.nanoTime();
     List<MaintainedTable> selected = tables(only);
     if (operation.isPresent()) {
       // Checked before anything runs: an operation applies to Iceberg tables or to Delta tables.
@@ -70,6 +111,7 @@ public final class MaintenanceJob {
       selected = applicable;
     }
     Map<String, TableHealth> after = new LinkedHashMap<>();
+    Map<Operation, Integer> ran = new EnumMap<>(Operation.class);
     List<String> damaged = new ArrayList<>();
     for (MaintainedTable table : selected) {
       out.println("== " + table.describe());
@@ -87,6 +129,7 @@ public final class MaintenanceJob {
         if (operation.isPresent() ? operation.get() == candidate
             : DueOperations.isDue(candidate, table, current, () -> manifests(table))) {
           runOperation(candidate, table, out);
+          ran.merge(candidate, 1, Integer::sum);
           if (DueOperations.changesHealth(candidate)) {
             current = health(table);
           }
@@ -97,7 +140,7 @@ public final class MaintenanceJob {
       after.put(table.sqlName(), health);
     }
     DamagedTablesException.throwIfAny(damaged);
-    return after;
+    return new Result(after, ran, Duration.ofNanos(System.nanoTime() - started));
   }
 
   /** The tables of the config that exist, in layer order; {@code only} ({@code namespace.table}) picks one. */

@@ -172,8 +172,6 @@ public final class DatabaseTableRebuild {
     long rebuiltRows = spark.table(live).count();
     spark.sql("DROP TABLE IF EXISTS " + shadow + " PURGE");
     spark.sql("DROP TABLE IF EXISTS " + shadowQuarantine + " PURGE");
-    out.printf("%s rebuilt: %,d rows (was %,d), snapshot %d%n", live, rebuiltRows, previousRows,
-        rebuilt.currentSnapshot().snapshotId());
     previous.ifPresent(id -> out.println("The previous content stays readable: SELECT * FROM " + live
         + " VERSION AS OF " + id));
     fromSnapshot.ifPresent(id -> out.println("It holds snapshot " + id + " and the changes after it again"));

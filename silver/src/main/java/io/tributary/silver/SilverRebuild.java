@@ -1,15 +1,16 @@
 package io.tributary.silver;
 
-import io.tributary.common.lakehouse.SparkProgress;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 
+import io.tributary.common.cli.JobResult;
 import io.tributary.common.config.SilverDatabase;
 import io.tributary.common.config.SilverEntity;
 import io.tributary.common.config.TableName;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.LakehouseSession;
 import io.tributary.common.lakehouse.SilverCheckpoints;
+import io.tributary.common.lakehouse.SparkProgress;
 import io.tributary.common.lakehouse.StreamCommits;
 import io.tributary.common.lakehouse.StreamSupervisor;
 import java.io.PrintStream;
@@ -50,7 +51,13 @@ import org.apache.spark.sql.SparkSession;
 public final class SilverRebuild {
   /** What a rebuild did. */
   public record Result(String table, OptionalLong previousSnapshot, long snapshot, long previousRows, long rows,
-      String checkpoint) {}
+      String checkpoint) implements JobResult {
+    /** {@code lake.silver.orders rebuilt: 41,205 rows (was 41,200), snapshot 7260943316468871390}. */
+    @Override
+    public String describe() {
+      return String.format("%s rebuilt: %,d rows (was %,d), snapshot %d", table, rows, previousRows, snapshot);
+    }
+  }
 
   /** Tries of a switch at most: after the fence only a batch in flight can commit, so one retry is the norm. */
   private static final int CATCH_UP_ROUNDS = 5;
@@ -232,8 +239,6 @@ public final class SilverRebuild {
     long rows = spark.table(target.live()).count();
     spark.sql("DROP TABLE IF EXISTS " + target.shadow() + " PURGE");
     spark.sql("DROP TABLE IF EXISTS " + target.shadowQuarantine() + " PURGE");
-    out.printf("%s rebuilt: %,d rows (was %,d), snapshot %d%n", target.live(), rows, previousRows,
-        rebuilt.currentSnapshot().snapshotId());
     previous.ifPresent(id -> out.println("The previous content stays readable: SELECT * FROM " + target.live()
         + " VERSION AS OF " + id));
     out.println("Silver streams of entity " + target.entity().name() + " continue from " + checkpoint

@@ -5,6 +5,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.apache.spark.SparkStageInfo;
 import org.apache.spark.api.java.JavaSparkContext;
@@ -27,14 +28,27 @@ public final class SparkProgress implements AutoCloseable {
     return thread;
   });
 
+  /** The lines of named work running now; while there are any, a background line says nothing. */
+  private static final AtomicInteger NAMED_WORK = new AtomicInteger();
+
   private final long started = System.nanoTime();
   private final ScheduledFuture<?> ticks;
+  private final boolean background;
 
-  private SparkProgress(SparkSession spark, String what, Consumer<String> out, Duration interval) {
+  private SparkProgress(SparkSession spark, String what, Consumer<String> out, Duration interval,
+      boolean background) {
     JavaSparkStatusTracker tracker = JavaSparkContext.fromSparkContext(spark.sparkContext()).statusTracker();
     long every = interval.toMillis();
-    this.ticks = TIMER.scheduleAtFixedRate(() -> out.accept(what + ": " + elapsedSeconds() + " s so far"
-        + stages(tracker, System.currentTimeMillis())), every, every, TimeUnit.MILLISECONDS);
+    this.background = background;
+    if (!background) {
+      NAMED_WORK.incrementAndGet();
+    }
+    this.ticks = TIMER.scheduleAtFixedRate(() -> {
+      String stages = stages(tracker, System.currentTimeMillis());
+      if (!background || (NAMED_WORK.get() == 0 && !stages.isEmpty())) {
+        out.accept(what + ": " + elapsedSeconds() + " s so far" + stages);
+      }
+    }, every, every, TimeUnit.MILLISECONDS);
   }
 
   /** Starts the lines for {@code what} (e.g. "rebuilding lake.silver.orders"), written to {@code out}. */
@@ -43,7 +57,20 @@ public final class SparkProgress implements AutoCloseable {
   }
 
   public static SparkProgress start(SparkSession spark, String what, Consumer<String> out, Duration interval) {
-    return new SparkProgress(spark, what, out, interval);
+    return new SparkProgress(spark, what, out, interval, false);
+  }
+
+  /**
+   * Lines for a whole program (a benchmark) that runs Spark work of its own between named pieces of work: they are
+   * printed only while Spark runs stages and no line of named work ({@link #start}) is running, so that nothing
+   * is said twice.
+   */
+  public static SparkProgress inBackground(SparkSession spark, String what, Consumer<String> out) {
+    return inBackground(spark, what, out, INTERVAL);
+  }
+
+  static SparkProgress inBackground(SparkSession spark, String what, Consumer<String> out, Duration interval) {
+    return new SparkProgress(spark, what, out, interval, true);
   }
 
   /** {@code , stage 12: 30 of 48 tasks, about 24 s left in it} for each running stage. */
@@ -76,6 +103,8 @@ public final class SparkProgress implements AutoCloseable {
 
   @Override
   public void close() {
-    ticks.cancel(false);
+    if (ticks.cancel(false) && !background) {
+      NAMED_WORK.decrementAndGet();
+    }
   }
 }

@@ -1,5 +1,6 @@
 package io.tributary.common.lakehouse;
 
+import io.tributary.common.cli.JobResult;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -22,12 +23,13 @@ public final class StreamRuns extends StreamingQueryListener implements AutoClos
   }
 
   /** A run of streams: each stream's part, and how long it took. */
-  public record Outcome(List<StreamRun> streams, Duration took) {
+  public record Outcome(List<StreamRun> streams, Duration took) implements JobResult {
     public long records() {
       return streams.stream().mapToLong(StreamRun::records).sum();
     }
 
     /** {@code 3 streams in 12.3 s, 20,110 records: bronze-orders 2 batches, 20,000 records; ...}. */
+    @Override
     public String describe() {
       return String.format("%d stream%s in %.1f s, %,d records%s", streams.size(), streams.size() == 1 ? "" : "s",
           took.toMillis() / 1000.0, records(), streams.isEmpty() ? "" : ": " + String.join("; ",

@@ -33,4 +33,30 @@ class SparkProgressTest {
     Thread.sleep(700);
     assertThat(lines).as("no line after close").hasSize(printed);
   }
+
+  @Test
+  void aBackgroundLineSpeaksOnlyWhenNoNamedWorkDoes(SparkSession spark) throws Exception {
+    List<String> background = new CopyOnWriteArrayList<>();
+    List<String> named = new CopyOnWriteArrayList<>();
+    try (SparkProgress program = SparkProgress.inBackground(spark, "benchmark", background::add,
+        Duration.ofMillis(300))) {
+      try (SparkProgress work = SparkProgress.start(spark, "named", named::add, Duration.ofMillis(300))) {
+        slowJob(spark);
+      }
+      assertThat(named).isNotEmpty();
+      assertThat(background).as("silent while named work speaks").isEmpty();
+      slowJob(spark);
+      assertThat(background).isNotEmpty().allMatch(line -> line.matches("benchmark: \\d+ s so far, stage \\d+: .*"));
+      int printed = background.size();
+      Thread.sleep(700);
+      assertThat(background).as("silent while Spark runs nothing").hasSize(printed);
+    }
+  }
+
+  private static void slowJob(SparkSession spark) {
+    assertThat(spark.range(0, 8, 1, 8).map((org.apache.spark.api.java.function.MapFunction<Long, Long>) id -> {
+      Thread.sleep(400);
+      return id;
+    }, org.apache.spark.sql.Encoders.LONG()).count()).isEqualTo(8);
+  }
 }

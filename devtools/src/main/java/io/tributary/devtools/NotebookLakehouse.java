@@ -1,4 +1,4 @@
-package io.tributary.launcher;
+package io.tributary.devtools;
 
 import com.typesafe.config.ConfigFactory;
 import io.tributary.common.config.TributaryConfig;

@@ -1,8 +1,10 @@
-package io.tributary.launcher;
+package io.tributary.devtools;
 
 import io.tributary.common.cli.UsageException;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.DependencyUnavailableException;
+import io.tributary.launcher.ConfigOption;
+import io.tributary.launcher.Tributary;
 import io.tributary.localstack.GeneratedRecord;
 import io.tributary.localstack.GeneratorOptions;
 import io.tributary.localstack.ShopEventGenerator;

@@ -1,4 +1,4 @@
-package io.tributary.launcher;
+package io.tributary.devtools;
 
 import io.tributary.bronze.BronzeIngestJob;
 import io.tributary.common.config.BronzeSource;
@@ -13,6 +13,8 @@ import io.tributary.common.lakehouse.Tables;
 import io.tributary.gold.GoldJob;
 import io.tributary.gold.Interval;
 import io.tributary.gold.ModelRun;
+import io.tributary.launcher.ConfigOption;
+import io.tributary.launcher.Tributary;
 import io.tributary.localstack.GeneratedRecord;
 import io.tributary.localstack.GeneratorOptions;
 import io.tributary.localstack.LocalKafkaBroker;
@@ -150,7 +152,9 @@ final class DemoCommand implements Callable<Integer> {
       step("Gold: building the SQL models of " + config.gold().models() + " for the sample's days");
       Interval days = Interval.days(LocalDate.ofInstant(sample.start(), ZoneOffset.UTC),
           LocalDate.ofInstant(sample.start().plus(sample.span()), ZoneOffset.UTC));
-      for (ModelRun run : GoldJob.of(spark, config, days).execute(System.out)) {
+      GoldJob.Result gold = GoldJob.of(spark, config, days).execute(System.out);
+      System.out.println("Gold: " + gold.describe());
+      for (ModelRun run : gold.runs()) {
         step(String.format("Gold table %s: %,d rows (%s; tests passed: %s)", run.table(),
             spark.table(run.table()).count(), run.model().materialization().name().toLowerCase(Locale.ROOT),
             run.testsPassed().isEmpty() ? "none declared" : String.join(", ", run.testsPassed())));

@@ -1,7 +1,8 @@
-package io.tributary.launcher;
+package io.tributary.devtools;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tributary.launcher.ChildProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -27,8 +28,8 @@ class DemoIT {
         + "tributary.gold.models = \"" + Path.of("../gold/models").toAbsolutePath().normalize() + "\"\n");
     Path log = dir.resolve("demo.log");
 
-    Process demo = ChildProcess.start(log, "demo", "--config", config.toString(), "--kafka-home",
-        dir.resolve("kafka").toString());
+    Process demo = ChildProcess.startMain(LocalTributary.class.getName(), log, "demo", "--config", config.toString(),
+        "--kafka-home", dir.resolve("kafka").toString());
     assertThat(demo.waitFor(5, TimeUnit.MINUTES)).isTrue();
     String output = Files.readString(log);
     assertThat(demo.exitValue()).as(output).isZero();

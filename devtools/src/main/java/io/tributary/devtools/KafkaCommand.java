@@ -1,6 +1,7 @@
-package io.tributary.launcher;
+package io.tributary.devtools;
 
 import io.tributary.common.cli.UsageException;
+import io.tributary.launcher.Tributary;
 import io.tributary.localstack.LocalKafkaBroker;
 import java.nio.file.Path;
 import java.util.Map;

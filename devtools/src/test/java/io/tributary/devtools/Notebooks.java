@@ -1,9 +1,10 @@
-package io.tributary.launcher;
+package io.tributary.devtools;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tributary.launcher.ChildProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -106,7 +107,7 @@ final class Notebooks {
     Path target = Path.of("target").toAbsolutePath();
     // The module's own jar, then what bin/tributary runs with.
     List<Path> classpath = new ArrayList<>();
-    classpath.add(target.resolve("tributary-launcher-" + System.getProperty("project.version", "0.1.0-SNAPSHOT")
+    classpath.add(target.resolve("tributary-devtools-" + System.getProperty("project.version", "0.1.0-SNAPSHOT")
         + ".jar"));
     for (String file : List.of("local-runtime.classpath", "local-provided.classpath")) {
       for (String entry : Files.readString(target.resolve(file)).trim().split(":")) {

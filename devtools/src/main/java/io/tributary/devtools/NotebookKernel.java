@@ -1,4 +1,4 @@
-package io.tributary.launcher;
+package io.tributary.devtools;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;

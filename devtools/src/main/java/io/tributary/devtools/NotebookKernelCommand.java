@@ -1,6 +1,7 @@
-package io.tributary.launcher;
+package io.tributary.devtools;
 
 import io.tributary.common.cli.UsageException;
+import io.tributary.launcher.Tributary;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -23,19 +24,19 @@ final class NotebookKernelCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Path kernels = dir != null ? dir : Path.of(System.getProperty("user.home"), ".local/share/jupyter/kernels");
-    Path kernelJar = Path.of("launcher/target/jupyter/rapaio-jupyter-kernel.jar");
+    Path kernelJar = Path.of("devtools/target/jupyter/rapaio-jupyter-kernel.jar");
     if (!Files.exists(kernelJar)) {
       throw new UsageException("'notebook-kernel': " + kernelJar.toAbsolutePath() + " is missing; run it from the"
           + " project folder after mvn -B -DskipTests package");
     }
-    // The kernel's compiler reads jars only: the launcher's class folder is replaced by the module's jar.
+    // The kernel's compiler reads jars only: this module's class folder is replaced by its jar.
     List<Path> classpath = new ArrayList<>();
     for (String entry : System.getProperty("java.class.path").split(":")) {
       Path path = Path.of(entry);
-      if (Files.isDirectory(path) && path.endsWith("launcher/target/classes")) {
+      if (Files.isDirectory(path) && path.endsWith("devtools/target/classes")) {
         try (var jars = Files.list(path.getParent())) {
-          path = jars.filter(jar -> jar.getFileName().toString().matches("tributary-launcher-.*\\.jar")).findFirst()
-              .orElseThrow(() -> new UsageException("'notebook-kernel': build the launcher's jar first: mvn -B"
+          path = jars.filter(jar -> jar.getFileName().toString().matches("tributary-devtools-.*\\.jar")).findFirst()
+              .orElseThrow(() -> new UsageException("'notebook-kernel': build the devtools jar first: mvn -B"
                   + " -DskipTests package"));
         }
       }
