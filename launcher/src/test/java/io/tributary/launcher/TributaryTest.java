@@ -2,79 +2,55 @@ package io.tributary.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The command line fails fast, before any Spark session, with exit code 2 and a message naming the problem. */
 class TributaryTest {
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private PrintStream originalErr;
-  private PrintStream originalOut;
-
-  @BeforeEach
-  void capture() {
-    originalErr = System.err;
-    originalOut = System.out;
-    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-  }
-
-  @AfterEach
-  void restore() {
-    System.setErr(originalErr);
-    System.setOut(originalOut);
-  }
-
-  private String stderr() {
-    return err.toString(StandardCharsets.UTF_8).trim();
-  }
+  @RegisterExtension
+  final CapturedConsole console = new CapturedConsole();
 
   @Test
   void listsTheCommandsWithoutArguments() {
     assertThat(new Tributary().run(List.of())).isEqualTo(Tributary.USAGE);
-    assertThat(out.toString(StandardCharsets.UTF_8)).contains("bronze", "silver", "gold", "rebuild", "validate");
+    assertThat(console.out()).contains("bronze", "silver", "gold", "rebuild", "validate");
   }
 
   @Test
   void rejectsAnUnknownCommand() {
     assertThat(new Tributary().run(List.of("silverr"))).isEqualTo(Tributary.USAGE);
-    assertThat(stderr()).startsWith("Unknown command 'silverr'.");
+    assertThat(console.err()).startsWith("Unknown command 'silverr'.");
   }
 
   @Test
   void rejectsAnUnknownOption() {
     assertThat(new Tributary().run(List.of("bronze", "--config", "x.conf", "--onse"))).isEqualTo(Tributary.USAGE);
-    assertThat(stderr()).isEqualTo("'bronze': unknown option --onse; did you mean --once? (tributary bronze --help"
+    assertThat(console.err()).isEqualTo("'bronze': unknown option --onse; did you mean --once? (tributary bronze --help"
         + " lists them)");
   }
 
   @Test
   void suggestsTheCommandMeant() {
     assertThat(new Tributary().run(List.of("rebiuld", "--table", "silver.orders"))).isEqualTo(Tributary.USAGE);
-    assertThat(stderr()).startsWith("Unknown command 'rebiuld'. Did you mean 'rebuild'? Commands: bronze, silver,");
+    assertThat(console.err()).startsWith("Unknown command 'rebiuld'. Did you mean 'rebuild'? Commands: bronze, silver,");
   }
 
   @Test
   void printsItsVersionAndWhatItWasBuiltFor() {
     for (List<String> args : List.of(List.of("--version"), List.of("-V"), List.of("silver", "--version"))) {
-      out.reset();
+      console.forgetOut();
       assertThat(new Tributary().run(args)).as(String.join(" ", args)).isEqualTo(Tributary.OK);
-      assertThat(out.toString(StandardCharsets.UTF_8).lines().toList()).as(String.join(" ", args))
+      assertThat(console.out().lines().toList()).as(String.join(" ", args))
           .hasSize(3)
           .satisfies(lines -> assertThat(lines.get(0)).matches("tributary \\d+\\.\\d+\\.\\d+(-SNAPSHOT)?"))
           .satisfies(lines -> assertThat(lines.get(1)).contains("Spark 4.1", "Iceberg 1.", "Delta Lake 4."))
           .satisfies(lines -> assertThat(lines.get(2)).startsWith("running on Spark 4.1").contains(", Java "));
     }
-    assertThat(stderr()).isEmpty();
+    assertThat(console.err()).isEmpty();
   }
 
   @Test
@@ -91,7 +67,7 @@ class TributaryTest {
   @Test
   void helpNamesACommandsOptionsWithWhatTheyDo() {
     assertThat(new Tributary().run(List.of("help", "reingest"))).isEqualTo(Tributary.OK);
-    assertThat(out.toString(StandardCharsets.UTF_8)).startsWith("Usage: tributary reingest ")
+    assertThat(console.out()).startsWith("Usage: tributary reingest ")
         .contains("--from-time=T", "Records with a Kafka timestamp from T", "--accept-data-loss");
   }
 
@@ -100,10 +76,10 @@ class TributaryTest {
     Tributary tributary = new Tributary();
     for (String command : tributary.commandNames()) {
       for (String help : List.of("-h", "--help")) {
-        out.reset();
+        console.forgetOut();
         // No config and nothing else: a command that ran would fail for want of --config.
         assertThat(tributary.run(List.of(command, help))).as(command + " " + help).isEqualTo(Tributary.OK);
-        assertThat(out.toString(StandardCharsets.UTF_8).lines()).as(command + " " + help)
+        assertThat(console.out().lines()).as(command + " " + help)
             .anyMatch(line -> line.startsWith("Usage: tributary " + command + " "));
       }
     }
@@ -111,7 +87,7 @@ class TributaryTest {
     // devtools module's (LocalTributaryTest).
     assertThat(tributary.commandNames()).containsExactly("bronze", "silver", "gold", "maintain", "health", "status",
         "reingest", "rebuild", "rollback", "validate", "help");
-    assertThat(stderr()).isEmpty();
+    assertThat(console.err()).isEmpty();
   }
 
   @Test
@@ -124,7 +100,7 @@ class TributaryTest {
     for (List<String> args : wrong) {
       assertThat(new Tributary().run(args)).as(String.join(" ", args)).isEqualTo(Tributary.USAGE);
     }
-    assertThat(stderr().lines()).containsExactly(
+    assertThat(console.err().lines()).containsExactly(
         "'silver': unexpected argument 'once'; did you mean --once?",
         "'maintain': unexpected argument 'all'; options start with --",
         "'bronze': unknown option -once; did you mean --once? (tributary bronze --help lists them)",
@@ -134,7 +110,7 @@ class TributaryTest {
   @Test
   void requiresAConfig() {
     assertThat(new Tributary().run(List.of("bronze", "--once"))).isEqualTo(Tributary.USAGE);
-    assertThat(stderr()).isEqualTo("'bronze': option --config is required");
+    assertThat(console.err()).isEqualTo("'bronze': option --config is required");
   }
 
   @Test
@@ -149,7 +125,7 @@ class TributaryTest {
     for (List<String> args : wrong) {
       assertThat(new Tributary().run(args)).as(String.join(" ", args)).isEqualTo(Tributary.USAGE);
     }
-    assertThat(stderr().lines()).containsExactly(
+    assertThat(console.err().lines()).containsExactly(
         "'gold': give the data interval: --date YYYY-MM-DD, or --from and --to",
         "'gold': --date must be a date YYYY-MM-DD, got '2026-11-31'",
         "'gold': give either --date or --from and --to, not both",
@@ -181,7 +157,7 @@ class TributaryTest {
     for (List<String> args : wrong) {
       assertThat(new Tributary().run(args)).as(String.join(" ", args)).isEqualTo(Tributary.USAGE);
     }
-    assertThat(stderr().lines()).containsExactly(
+    assertThat(console.err().lines()).containsExactly(
         "'reingest': give the range either as --from-offsets JSON [--to-offsets JSON] or as --from-time T"
             + " --to-time T",
         "'reingest': give the range either as --from-offsets JSON [--to-offsets JSON] or as --from-time T"
@@ -212,7 +188,7 @@ class TributaryTest {
         + "tributary.gold.models = \"" + repo.resolve("gold/models") + "\"\n");
     assertThat(new Tributary().run(List.of("validate", "gold", "--config", config.toString(), "--from", "2026-11-28",
         "--to", "2026-11-30", "--select", "daily_revenue"))).isEqualTo(Tributary.OK);
-    assertThat(out.toString(StandardCharsets.UTF_8)).contains("valid: tributary gold --config");
+    assertThat(console.out()).contains("valid: tributary gold --config");
     assertThat(new Tributary().run(List.of("validate", "gold", "--config", config.toString(), "--date", "2026-11-30",
         "--select", "daily_revenu"))).isEqualTo(Tributary.USAGE);
     assertThat(new Tributary().run(List.of("validate", "gold", "--config", config.toString(), "--form",
@@ -220,7 +196,7 @@ class TributaryTest {
     assertThat(new Tributary().run(List.of("validate", "kafka", "start"))).isEqualTo(Tributary.USAGE);
     assertThat(new Tributary().run(List.of("validate", "status", "--config", config.toString(), "--max-idle",
         "soon"))).isEqualTo(Tributary.USAGE);
-    assertThat(stderr().lines()).containsExactly(
+    assertThat(console.err().lines()).containsExactly(
         "Invalid gold models:",
         "  --select: no model named 'daily_revenu' (known: country_value, customer_lifetime_value, daily_revenue,"
             + " orders_by_status)",
@@ -234,7 +210,7 @@ class TributaryTest {
   void maintainNamesTheOperationsItKnows() {
     assertThat(new Tributary().run(List.of("maintain", "--config", "x.conf", "--operation", "compact")))
         .isEqualTo(Tributary.USAGE);
-    assertThat(stderr()).isEqualTo("'maintain': --operation must be one of purge-tombstones, rewrite-data-files,"
+    assertThat(console.err()).isEqualTo("'maintain': --operation must be one of purge-tombstones, rewrite-data-files,"
         + " rewrite-position-deletes, rewrite-manifests, expire-snapshots, remove-orphan-files, optimize, vacuum;"
         + " got 'compact'");
   }
@@ -251,7 +227,7 @@ class TributaryTest {
         }
         """);
     assertThat(new Tributary().run(List.of("bronze", "--config", config.toString()))).isEqualTo(Tributary.USAGE);
-    assertThat(stderr()).isEqualTo("Invalid configuration: tributary.bronze.sources.orders.table: must be"
+    assertThat(console.err()).isEqualTo("Invalid configuration: tributary.bronze.sources.orders.table: must be"
         + " '<namespace>.<table>' with simple identifiers, got 'orders'");
   }
 
@@ -266,6 +242,6 @@ class TributaryTest {
         }
         """);
     assertThat(new Tributary().run(List.of("bronze", "--config", config.toString()))).isEqualTo(Tributary.USAGE);
-    assertThat(stderr()).isEqualTo("Invalid configuration: tributary.bronze.sources: no sources are configured");
+    assertThat(console.err()).isEqualTo("Invalid configuration: tributary.bronze.sources: no sources are configured");
   }
 }
