@@ -97,7 +97,8 @@ final class RollbackCommand extends JobCommand {
     } else if (databaseTable) {
       // The database's stream is shared: the table goes back by a rebuild from that snapshot and a live switch.
       try {
-        new DatabaseTableRebuild(spark, config).run(table, OptionalLong.of(target), System.out);
+        System.out.println(new DatabaseTableRebuild(spark, config).run(table, OptionalLong.of(target), System.out)
+            .describe());
       } catch (IllegalArgumentException e) {
         throw new UsageException("'rollback': " + e.getMessage());
       }

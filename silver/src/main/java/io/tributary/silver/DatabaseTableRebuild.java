@@ -169,7 +169,7 @@ public final class DatabaseTableRebuild {
 
     out.println("[4/4] done");
     Table rebuilt = load(live);
-    long rebuiltRows = spark.table(live).count();
+    long rebuiltRows = SnapshotRows.of(rebuilt.currentSnapshot());
     spark.sql("DROP TABLE IF EXISTS " + shadow + " PURGE");
     spark.sql("DROP TABLE IF EXISTS " + shadowQuarantine + " PURGE");
     previous.ifPresent(id -> out.println("The previous content stays readable: SELECT * FROM " + live

@@ -254,6 +254,8 @@ class DatabaseIT {
       rebuilt.set(true);
       System.out.print(output);
       assertThat(result.checkpoint()).endsWith("databases.shop");
+      assertThat(result.rows()).as("the rows of the switched snapshot").isEqualTo(spark.sql("SELECT count(*) FROM "
+          + lake + ".silver.shop_public_a VERSION AS OF " + result.snapshot()).first().getLong(0));
       producer.join(120_000);
       assertThat(producerFailure.get()).isNull();
       await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {

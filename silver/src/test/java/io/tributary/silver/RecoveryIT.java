@@ -92,6 +92,7 @@ class RecoveryIT {
 
     assertThat(ShopReference.orders(spark, table)).isEqualTo(ShopReference.orders(first));
     assertThat(result.previousSnapshot()).hasValue(wrongSnapshot);
+    assertThat(result.rows()).as("the rows the rebuilt table holds").isEqualTo(spark.table(table).count());
     assertThat(ShopReference.orders(spark, table + " VERSION AS OF " + wrongSnapshot)).isEqualTo(wrongState);
     assertThat(quarantined(spark, lake)).isEqualTo(SilverMergeIT.malformed(first, GeneratorOptions.ORDERS_TOPIC));
     assertThat(spark.catalog().tableExists(lake + ".silver.orders__rebuild")).as("shadow dropped").isFalse();
@@ -243,6 +244,9 @@ class RecoveryIT {
         System.out);
     assertThat(fromEarlier.previousRows()).as("the rows the table held (its deleted rows not counted)")
         .isEqualTo(rowsBefore);
+    assertThat(fromEarlier.rows()).as("the rows the rebuilt table holds")
+        .isEqualTo(spark.sql("SELECT count(*) FROM " + table + " VERSION AS OF " + fromEarlier.snapshot()).first()
+            .getLong(0));
     assertThat(ShopReference.orders(spark, table)).isEqualTo(reference);
     assertThat(quarantined(spark, lake)).isEqualTo(SilverMergeIT.malformed(generated, GeneratorOptions.ORDERS_TOPIC));
     assertThat(ShopReference.orders(spark, table + " VERSION AS OF " + beforeRebuild)).isEqualTo(reference);
