@@ -111,14 +111,16 @@ final class DemoCommand implements Callable<Integer> {
             .show(false);
       }
       for (SilverEntity entity : config.silver().entityList()) {
-        String table = config.catalog().name() + "." + entity.table();
+        io.tributary.common.lakehouse.TableAddress address = io.tributary.common.lakehouse.TableAddress.of(tables,
+            entity.table(), config.silver().format());
+        String table = address.sqlName();
         if (entity.history() == SilverEntity.History.SCD2) {
           Row counts = spark.sql("SELECT count(*), count_if(_is_current AND NOT _is_deleted) FROM " + table).first();
           step(String.format("Silver table %s: %,d versions, %,d current rows (history, SCD type 2)", table,
               counts.getLong(0), counts.getLong(1)));
           // The most recently changed key's whole timeline.
           // Key and columns from the table: an entity may leave both to the change stream.
-          List<String> keyColumns = StreamShape.key(spark, entity, table);
+          List<String> keyColumns = StreamShape.key(spark, entity, address);
           String key = String.join(", ", keyColumns);
           spark.sql("SELECT " + key + ", _op, _valid_from, _valid_to, _is_current, "
               + String.join(", ", List.of(spark.table(table).columns()).stream()

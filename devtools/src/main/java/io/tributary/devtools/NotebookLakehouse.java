@@ -64,6 +64,7 @@ public final class NotebookLakehouse {
     }
     SparkSession spark = builder.getOrCreate();
     LakehouseSession.registerCatalog(spark, config.catalog());
+    io.tributary.common.lakehouse.DeltaTableNames.registerAll(spark, config);
     return new NotebookLakehouse(file, home, config, spark);
   }
 

@@ -3,6 +3,7 @@ package io.tributary.launcher;
 import io.tributary.common.cli.JobResult;
 import io.tributary.common.config.LocalFolders;
 import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.DeltaTableNames;
 import io.tributary.common.lakehouse.LakehouseSession;
 import java.util.concurrent.Callable;
 import org.apache.spark.sql.SparkSession;
@@ -23,7 +24,9 @@ abstract class JobCommand implements Callable<Integer> {
   @Override
   public final Integer call() throws Exception {
     Job job = check();
-    JobResult result = job.run().on(LakehouseSession.builder(job.config(), job.name()).getOrCreate());
+    SparkSession spark = LakehouseSession.builder(job.config(), job.name()).getOrCreate();
+    DeltaTableNames.registerAll(spark, job.config());
+    JobResult result = job.run().on(spark);
     System.out.println(job.name() + ": " + result.describe());
     return exitCode(result);
   }

@@ -8,6 +8,8 @@ import io.tributary.gold.Interval;
 import io.tributary.silver.DatabaseTableRebuild;
 import io.tributary.silver.SilverRebuild;
 import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.spark.sql.SparkSession;
@@ -46,6 +48,22 @@ final class RebuildCommand extends JobCommand {
   @Option(names = "--to", paramLabel = "YYYY-MM-DD", description = "Gold: the last day (included).")
   private String to;
 
+  /**
+   * Recovery of silver tables works on Iceberg (snapshots, an atomic switch of a shadow table); on Delta it is not
+   * built yet, and is refused up front rather than half done.
+   */
+  static void requireIceberg(String command, TributaryConfig config) {
+    for (var layer : List.of(Map.entry("silver", config.silver().format()), Map.entry("bronze",
+        config.bronze().format()))) {
+      if (layer.getValue() == io.tributary.common.config.TableFormat.DELTA) {
+        throw new UsageException("'" + command + "': the " + layer.getKey() + " tables are Delta (tributary."
+            + layer.getKey() + ".format = delta), and " + command + " of silver tables works on Iceberg only so far."
+            + " To build a Delta silver table again from bronze: stop its stream, delete the table's folder and its"
+            + " checkpoint, and run silver");
+      }
+    }
+  }
+
   @Override
   Job check() {
     TableName name = TableName.parseText(table);
@@ -67,6 +85,7 @@ final class RebuildCommand extends JobCommand {
       throw new UsageException("'rebuild': " + table + " is a bronze table, the raw record of Kafka; load missing"
           + " records with 'reingest', and rebuild the silver tables built from it");
     }
+    requireIceberg("rebuild", loaded);
     boolean databaseTable = isDatabaseTable(loaded, name);
     if (!databaseTable) {
       try {

@@ -64,6 +64,9 @@ final class RollbackCommand extends JobCommand {
           + " loaded the records a rollback would drop, so they would be lost. Roll back the silver or gold tables"
           + " built from it instead.");
     }
+    if (!name.namespace().equals(config.gold().namespace())) {
+      RebuildCommand.requireIceberg("rollback", config);
+    }
     boolean databaseTable = RebuildCommand.isDatabaseTable(config, name);
     return new Job("rollback", config, spark -> rollBack(spark, config, name, databaseTable, snapshot, timestamp));
   }

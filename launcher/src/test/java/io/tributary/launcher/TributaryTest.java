@@ -181,6 +181,24 @@ class TributaryTest {
   }
 
   @Test
+  void recoveryOfDeltaSilverTablesIsRefusedUpFront(@TempDir Path dir) throws Exception {
+    Path config = dir.resolve("delta.conf");
+    Files.writeString(config, "tributary { format = delta, catalog.warehouse = \"" + dir.resolve("wh") + "\"\n"
+        + " checkpoint-location = \"" + dir.resolve("cp") + "\", kafka.bootstrap-servers = \"127.0.0.1:1\"\n"
+        + " bronze.sources.orders { topic = orders, table = bronze.orders }\n"
+        + " silver.entities.orders { source = bronze.orders, decoder = debezium-json, table = silver.orders } }\n");
+    assertThat(new Tributary().run(List.of("rebuild", "--config", config.toString(), "--table", "silver.orders")))
+        .isEqualTo(Tributary.USAGE);
+    assertThat(new Tributary().run(List.of("rollback", "--config", config.toString(), "--table", "silver.orders",
+        "--snapshot", "1"))).isEqualTo(Tributary.USAGE);
+    String refused = " the silver tables are Delta (tributary.silver.format = delta), and %s of silver tables works"
+        + " on Iceberg only so far. To build a Delta silver table again from bronze: stop its stream, delete the"
+        + " table's folder and its checkpoint, and run silver";
+    assertThat(console.err().lines()).containsExactly("'rebuild':" + refused.formatted("rebuild"),
+        "'rollback':" + refused.formatted("rollback"));
+  }
+
+  @Test
   void validationRunsACommandsChecksWithoutStartingSpark(@TempDir Path dir) throws Exception {
     Path repo = Path.of("..").toAbsolutePath().normalize();
     Path config = dir.resolve("lakehouse.conf");

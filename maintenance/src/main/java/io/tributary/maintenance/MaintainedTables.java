@@ -45,13 +45,13 @@ final class MaintainedTables {
       add(found, source.table(), Layer.BRONZE, config.bronze().format(), Optional.empty());
     }
     for (SilverEntity entity : config.silver().entityList()) {
-      add(found, entity.table(), Layer.SILVER, TableFormat.ICEBERG, Optional.of(entity));
+      add(found, entity.table(), Layer.SILVER, config.silver().format(), Optional.of(entity));
     }
     for (SilverDatabase database : config.silver().databaseList()) {
       DatabaseTables.of(spark, config.catalog().name(), database).forEach((table, topic) ->
           add(found, table, Layer.SILVER, TableFormat.ICEBERG, database.entityFor(topic)));
     }
-    add(found, config.silver().quarantine(), Layer.SILVER, TableFormat.ICEBERG, Optional.empty());
+    add(found, config.silver().quarantine(), Layer.SILVER, config.silver().format(), Optional.empty());
     String goldNamespace = config.catalog().name() + "." + config.gold().namespace();
     if (spark.catalog().databaseExists(goldNamespace)) {
       for (Row row : spark.sql("SHOW TABLES IN " + goldNamespace).collectAsList()) {

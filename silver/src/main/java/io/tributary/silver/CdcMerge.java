@@ -9,8 +9,7 @@ import io.tributary.common.lakehouse.SparkProgress;
 import io.tributary.silver.Truncates.Truncate;
 import java.util.List;
 import java.util.Map;
-import org.apache.iceberg.Table;
-import org.apache.iceberg.spark.Spark3Util;
+import io.tributary.common.lakehouse.TableAddress;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -27,8 +26,10 @@ final class CdcMerge implements MicroBatchTarget {
   private static final Logger LOG = LoggerFactory.getLogger(CdcMerge.class);
 
   private final SilverEntity entity;
+  private final TableAddress silverAddress;
+  private final TableAddress quarantineAddress;
+  /** The silver table's SQL name. */
   private final String silverTable;
-  private final String quarantineTable;
   private final ChangeDecoder decoder;
   private final String checkpoint;
   private final String configuredCheckpoint;
@@ -38,11 +39,12 @@ final class CdcMerge implements MicroBatchTarget {
    * @param checkpoint the checkpoint of the stream applying the batches
    * @param configuredCheckpoint the entity's checkpoint in config, which owns a table that names none
    */
-  CdcMerge(SilverEntity entity, SchemaRegistryConfig registry, String silverTable, String quarantineTable,
+  CdcMerge(SilverEntity entity, SchemaRegistryConfig registry, TableAddress silverTable, TableAddress quarantineTable,
       String checkpoint, String configuredCheckpoint) {
     this.entity = entity;
-    this.silverTable = silverTable;
-    this.quarantineTable = quarantineTable;
+    this.silverAddress = silverTable;
+    this.silverTable = silverTable.sqlName();
+    this.quarantineAddress = quarantineTable;
     this.decoder = ChangeDecoder.of(entity, () -> new SchemaRegistryClient(registry));
     this.checkpoint = checkpoint;
     this.configuredCheckpoint = configuredCheckpoint;
@@ -61,7 +63,7 @@ final class CdcMerge implements MicroBatchTarget {
   @Override
   public void apply(Dataset<Row> batch, String streamId, long batchId) throws Exception {
     SparkSession spark = batch.sparkSession();
-    Table silver = Spark3Util.loadIcebergTable(spark, silverTable);
+    SilverTable silver = SilverTable.open(spark, silverAddress);
     requireOwner(silver, null);
     // An initial load or a large batch runs minutes: its log says how far it is every 10 s.
     try (SparkProgress progress = SparkProgress.start(spark, "silver-" + entity.name() + " batch " + batchId,
@@ -77,21 +79,17 @@ final class CdcMerge implements MicroBatchTarget {
   /** Whether batch {@code batchId} of stream {@code streamId} (or a later one) is committed to the table. */
   @Override
   public boolean committed(SparkSession spark, String streamId, long batchId) {
-    try {
-      return CommittedBatches.isCommitted(Spark3Util.loadIcebergTable(spark, silverTable), streamId, batchId);
-    } catch (Exception e) {
-      throw new IllegalStateException("cannot load " + silverTable + ": " + e.getMessage(), e);
-    }
+    return CommittedBatches.isCommitted(SilverTable.open(spark, silverAddress), streamId, batchId);
   }
 
   /** True, or a {@link StreamMovedException} when the table has been switched to another checkpoint. */
-  private boolean stillOwned(Table silver) {
+  private boolean stillOwned(SilverTable silver) {
     silver.refresh();
     requireOwner(silver, null);
     return true;
   }
 
-  private void requireOwner(Table silver, Exception failure) {
+  private void requireOwner(SilverTable silver, Exception failure) {
     String owner = silver.properties().getOrDefault(SilverCheckpoints.PROPERTY, configuredCheckpoint);
     if (!owner.equals(checkpoint)) {
       throw new StreamMovedException("silver-" + entity.name() + ": " + silverTable + " now goes with the"
@@ -100,7 +98,7 @@ final class CdcMerge implements MicroBatchTarget {
     }
   }
 
-  private void applyOwned(SparkSession spark, Dataset<Row> batch, Table silver, String streamId, long batchId)
+  private void applyOwned(SparkSession spark, Dataset<Row> batch, SilverTable silver, String streamId, long batchId)
       throws Exception {
     java.util.Optional<String> bronzeEnd = new CheckpointFiles(checkpoint, spark.sessionState().newHadoopConf())
         .batchEnd(batchId);
@@ -169,9 +167,9 @@ final class CdcMerge implements MicroBatchTarget {
               "current_timestamp() AS _updated_at");
       Columns columns = new Columns(schema, key, SilverTables.changeColumns(silver));
       if (entity.history() == SilverEntity.History.SCD2) {
-        new HistoryMerge(silverTable, columns).apply(spark, changes, !summary.truncates().isEmpty(), all, commit);
+        new HistoryMerge(silver, columns).apply(spark, changes, !summary.truncates().isEmpty(), all, commit);
       } else {
-        new CurrentStateMerge(silverTable, columns, entity.deleteMode())
+        new CurrentStateMerge(silver, columns, entity.deleteMode())
             .apply(spark, changes, Truncates.latest(summary.truncates()), Truncates.latest(all), commit);
       }
       long mergedAt = System.nanoTime();
@@ -222,7 +220,7 @@ final class CdcMerge implements MicroBatchTarget {
 
   private void quarantine(SparkSession spark, Dataset<Row> decoded, String streamId, long batchId,
       java.util.Optional<String> bronzeEnd, Map<String, String> commit) throws Exception {
-    QuarantineWriter.append(spark, quarantineTable, entity.name(), decoded.where("error IS NOT NULL"), streamId,
+    QuarantineWriter.append(spark, quarantineAddress, entity.name(), decoded.where("error IS NOT NULL"), streamId,
         batchId, bronzeEnd, commit);
   }
 }

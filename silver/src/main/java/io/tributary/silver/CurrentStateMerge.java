@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.apache.iceberg.spark.CommitMetadata;
+import io.tributary.common.config.TableFormat;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -21,12 +21,14 @@ import org.apache.spark.sql.types.StructField;
  * same table.
  */
 final class CurrentStateMerge {
+  private final SilverTable target;
   private final String table;
   private final Columns columns;
   private final DeleteMode deleteMode;
 
-  CurrentStateMerge(String table, Columns columns, DeleteMode deleteMode) {
-    this.table = table;
+  CurrentStateMerge(SilverTable target, Columns columns, DeleteMode deleteMode) {
+    this.target = target;
+    this.table = target.name();
     this.columns = columns;
     this.deleteMode = deleteMode;
   }
@@ -54,8 +56,11 @@ final class CurrentStateMerge {
     latest.createOrReplaceTempView(view);
     Optional<KeyRange> range = KeyRange.of(changes, columns);
     try {
-      BucketAlignedJoin.run(spark, () -> CommitMetadata.withCommitProperties(commit,
-          () -> spark.sql(mergeStatement(view, range)), RuntimeException.class));
+      if (target.format() == TableFormat.ICEBERG) {
+        BucketAlignedJoin.run(spark, () -> target.commit(commit, () -> spark.sql(mergeStatement(view, range))));
+      } else {
+        target.commit(commit, () -> spark.sql(mergeStatement(view, range)));
+      }
     } finally {
       spark.catalog().dropTempView(view);
     }

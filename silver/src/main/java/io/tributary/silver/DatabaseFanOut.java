@@ -1,5 +1,6 @@
 package io.tributary.silver;
 
+import io.tributary.common.lakehouse.TableAddress;
 import io.tributary.common.config.InvalidConfigException;
 import io.tributary.common.config.SchemaRegistryConfig;
 import io.tributary.common.config.SilverDatabase;
@@ -40,7 +41,7 @@ final class DatabaseFanOut implements MicroBatchTarget {
   private final SilverDatabase database;
   private final SchemaRegistryConfig registry;
   private final String catalog;
-  private final String quarantine;
+  private final TableAddress quarantine;
   private final String checkpoint;
   private final String name;
   /** Per topic seen: its table, or empty for a topic the database does not keep. */
@@ -50,12 +51,12 @@ final class DatabaseFanOut implements MicroBatchTarget {
   private record TopicTable(SilverEntity entity, CdcMerge merge) {}
 
   /**
-   * @param quarantine the quarantine table's SQL name
+   * @param quarantine the quarantine table
    * @param checkpoint the database stream's checkpoint
    * @param name the stream's name, for the log
    */
   DatabaseFanOut(SparkSession spark, SilverDatabase database, SchemaRegistryConfig registry, String catalog,
-      String quarantine, String checkpoint, String name) {
+      TableAddress quarantine, String checkpoint, String name) {
     this.spark = spark;
     this.database = database;
     this.registry = registry;
@@ -102,7 +103,7 @@ final class DatabaseFanOut implements MicroBatchTarget {
     try {
       // A rebuild switching the table records this stream's batch in it: wait for it, then go on from there.
       String silver = catalog + "." + table.entity().table();
-      SwitchMark.awaitCleared(load(silver), name, silver, java.time.Duration.ofSeconds(1));
+      SwitchMark.awaitCleared(IcebergSilverTable.of(load(silver)), name, silver, java.time.Duration.ofSeconds(1));
       // The rows again, in this session: a merge sets session settings for its statement (BucketAlignedJoin).
       Dataset<Row> own = session.createDataFrame(rows.javaRDD(), rows.schema());
       table.merge().apply(own, tableStream(streamId, table.entity().table()), batchId);
@@ -170,7 +171,7 @@ final class DatabaseFanOut implements MicroBatchTarget {
   @Override
   public boolean committed(SparkSession session, String streamId, long batchId) {
     for (TableName table : DatabaseTables.of(session, catalog, database).keySet()) {
-      if (CommittedBatches.isCommitted(load(catalog + "." + table), tableStream(streamId, table), batchId)) {
+      if (CommittedBatches.isCommitted(IcebergSilverTable.of(load(catalog + "." + table)), tableStream(streamId, table), batchId)) {
         return true;
       }
     }
@@ -204,7 +205,7 @@ final class DatabaseFanOut implements MicroBatchTarget {
     ChangeDecoder decoder = ChangeDecoder.of(entity, () -> new SchemaRegistryClient(registry));
     boolean exists;
     try {
-      exists = SilverTables.createEntityTable(spark, catalog, entity, () -> StreamShape.fromRecords(records, entity,
+      exists = SilverTables.createEntityTable(spark, TableAddress.iceberg(catalog, entity.table()), entity, () -> StreamShape.fromRecords(records, entity,
           decoder, "the change events of topic " + topic, table));
     } catch (StreamShape.Unknown unknown) {
       if (unknown.reason() == StreamShape.Unknown.Reason.NO_KEY) {
@@ -227,7 +228,7 @@ final class DatabaseFanOut implements MicroBatchTarget {
       return Optional.empty();
     }
     claim(entity, topic, table);
-    Optional<TopicTable> made = Optional.of(new TopicTable(entity, new CdcMerge(entity, registry, table, quarantine,
+    Optional<TopicTable> made = Optional.of(new TopicTable(entity, new CdcMerge(entity, registry, TableAddress.iceberg(catalog, entity.table()), quarantine,
         checkpoint, checkpoint)));
     topics.put(topic, made);
     return made;

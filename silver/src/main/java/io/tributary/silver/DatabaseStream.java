@@ -1,5 +1,6 @@
 package io.tributary.silver;
 
+import io.tributary.common.lakehouse.TableAddress;
 import io.tributary.common.config.SchemaRegistryConfig;
 import io.tributary.common.config.SilverDatabase;
 import io.tributary.common.lakehouse.CommitWindowPause;
@@ -29,17 +30,17 @@ final class DatabaseStream implements StreamSupervisor.Supervised {
   private final SchemaRegistryConfig registry;
   private final String catalog;
   private final String bronze;
-  private final String quarantine;
+  private final TableAddress quarantine;
   private final String checkpoint;
   private final boolean once;
 
   /**
-   * @param quarantine the quarantine table's SQL name
+   * @param quarantine the quarantine table
    * @param checkpoint the stream's checkpoint
    * @param once stop when caught up
    */
   DatabaseStream(SparkSession spark, SilverDatabase database, SchemaRegistryConfig registry, String catalog,
-      String quarantine, String checkpoint, boolean once) {
+      TableAddress quarantine, String checkpoint, boolean once) {
     this.spark = spark;
     this.database = database;
     this.registry = registry;

@@ -1,5 +1,6 @@
 package io.tributary.silver;
 
+import io.tributary.common.lakehouse.TableAddress;
 import io.tributary.common.lakehouse.SparkProgress;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
@@ -96,7 +97,7 @@ public final class DatabaseTableRebuild {
     String shadowQuarantine = catalog + "." + shadowQuarantineName;
     spark.sql("DROP TABLE IF EXISTS " + shadow + " PURGE");
     spark.sql("DROP TABLE IF EXISTS " + shadowQuarantine + " PURGE");
-    SilverTables.createQuarantineTable(spark, catalog, shadowQuarantineName);
+    SilverTables.createQuarantineTable(spark, TableAddress.iceberg(catalog, shadowQuarantineName));
     SilverEntity shadowEntity = entity.withTable(shadowName);
     String databaseCheckpoint = SilverCheckpoints.database(config, database);
 
@@ -121,7 +122,7 @@ public final class DatabaseTableRebuild {
       checkpoint = databaseCheckpoint + "@rebuild-" + name.table() + "-" + System.currentTimeMillis();
       out.printf("[1/4] building %s from the records of topic %s in %s%n", shadow, topic, bronze);
       ChangeDecoder decoder = ChangeDecoder.of(entity, () -> new SchemaRegistryClient(config.schemaRegistry()));
-      if (!SilverTables.createEntityTable(spark, catalog, shadowEntity, () -> StreamShape.fromRecords(
+      if (!SilverTables.createEntityTable(spark, TableAddress.iceberg(catalog, shadowEntity.table()), shadowEntity, () -> StreamShape.fromRecords(
           spark.table(bronze).where(col("topic").equalTo(topic)), entity, decoder, "the change events of topic "
               + topic + " in " + bronze, live))) {
         throw new IllegalStateException(bronze + " has no change events of topic " + topic + "; nothing to rebuild");
@@ -130,12 +131,12 @@ public final class DatabaseTableRebuild {
           + checkpoint + "')");
     }
     out.println("      checkpoint " + checkpoint);
-    EntityStream shadowStream = new EntityStream(spark, shadowEntity, config.schemaRegistry(), catalog,
-        shadowQuarantine, checkpoint, true, "silver-" + entity.name() + "-rebuild").onlyTopic(topic);
+    EntityStream shadowStream = new EntityStream(spark, shadowEntity, config.schemaRegistry(),
+        SilverLayout.iceberg(config.catalog()), TableAddress.iceberg(catalog, shadowQuarantineName), checkpoint, true, "silver-" + entity.name() + "-rebuild").onlyTopic(topic);
     catchUp(shadowStream);
 
     out.println("[2/4] validating " + shadow);
-    String key = String.join(", ", StreamShape.key(entity, load(shadow)).stream().map(c -> "`" + c + "`").toList());
+    String key = String.join(", ", StreamShape.key(entity, IcebergSilverTable.of(load(shadow))).stream().map(c -> "`" + c + "`").toList());
     String current = entity.history() == SilverEntity.History.SCD2 ? " WHERE _is_current" : "";
     long duplicated = spark.sql("SELECT count(*) FROM (SELECT " + key + " FROM " + shadow + current + " GROUP BY "
         + key + " HAVING count(*) > 1)").first().getLong(0);

@@ -4,7 +4,6 @@ import io.tributary.silver.Truncates.Truncate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.iceberg.spark.CommitMetadata;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -19,11 +18,13 @@ import org.apache.spark.sql.types.StructField;
  * had a version before it. Replaying a batch recomputes the same timeline and changes nothing.
  */
 final class HistoryMerge {
+  private final SilverTable target;
   private final String table;
   private final Columns columns;
 
-  HistoryMerge(String table, Columns columns) {
-    this.table = table;
+  HistoryMerge(SilverTable target, Columns columns) {
+    this.target = target;
+    this.table = target.name();
     this.columns = columns;
   }
 
@@ -58,8 +59,7 @@ final class HistoryMerge {
         .append(" lead(_seq)").append(window).append(" IS NULL AS _is_current FROM distinct_versions WHERE _n = 1");
     spark.sql(sql.toString()).createOrReplaceTempView(timelineView);
     try {
-      CommitMetadata.withCommitProperties(commit, () -> spark.sql(mergeStatement(timelineView, versionColumns)),
-          RuntimeException.class);
+      target.commit(commit, () -> spark.sql(mergeStatement(timelineView, versionColumns)));
     } finally {
       spark.catalog().dropTempView(changesView);
       spark.catalog().dropTempView(timelineView);

@@ -3,9 +3,7 @@ package io.tributary.silver;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.apache.iceberg.Table;
-import org.apache.iceberg.spark.CommitMetadata;
-import org.apache.iceberg.spark.Spark3Util;
+import io.tributary.common.lakehouse.TableAddress;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -18,22 +16,19 @@ final class QuarantineWriter {
    * @param rejected the batch's rejected records: their coordinates and bytes, {@code stage} and {@code error}
    * @param commit the batch's commit properties ({@link CommittedBatches#properties})
    */
-  static void append(SparkSession spark, String quarantineTable, String entity, Dataset<Row> rejected,
+  static void append(SparkSession spark, TableAddress quarantine, String entity, Dataset<Row> rejected,
       String streamId, long batchId, Optional<String> bronzeEnd, Map<String, String> commit) throws Exception {
     Dataset<Row> all = rejected.selectExpr("topic", "partition", "offset", "kafka_timestamp", "key", "value",
         JsonFields.literal(entity) + " AS entity", "stage", "error AS reason", "current_timestamp() AS quarantined_at");
-    Table table = Spark3Util.loadIcebergTable(spark, quarantineTable);
+    SilverTable table = SilverTable.open(spark, quarantine);
     if (CommittedBatches.isReplay(table, streamId, batchId, bronzeEnd)) {
       return;
     }
     // A batch planned again over another range: the records this stream quarantined before stay as they are.
     Dataset<Row> rows = !CommittedBatches.isCommitted(table, streamId, batchId) ? all
-        : all.join(spark.table(quarantineTable).where("entity = " + JsonFields.literal(entity))
+        : all.join(spark.table(quarantine.sqlName()).where("entity = " + JsonFields.literal(entity))
             .select("topic", "partition", "offset"), scala.jdk.javaapi.CollectionConverters.asScala(
                 List.of("topic", "partition", "offset")).toSeq(), "left_anti");
-    CommitMetadata.withCommitProperties(commit, () -> {
-      rows.writeTo(quarantineTable).append();
-      return null;
-    }, Exception.class);
+    table.append(rows, commit);
   }
 }

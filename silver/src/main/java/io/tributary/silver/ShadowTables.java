@@ -42,7 +42,7 @@ final class ShadowTables {
 
   /** The silver layout: buckets of the first key column. */
   static String partitioning(SilverEntity entity, Table table) {
-    return "bucket(" + entity.buckets() + ", `" + StreamShape.key(entity, table).get(0) + "`)";
+    return "bucket(" + entity.buckets() + ", `" + StreamShape.key(entity, IcebergSilverTable.of(table)).get(0) + "`)";
   }
 
   /**

@@ -12,6 +12,7 @@ import io.tributary.common.lakehouse.StorageFull;
 import io.tributary.common.lakehouse.StreamProgressLog;
 import io.tributary.common.lakehouse.StreamRuns;
 import io.tributary.common.lakehouse.StreamSupervisor;
+import io.tributary.common.lakehouse.TableAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,14 +64,15 @@ public final class SilverMergeJob {
     LakehouseSession.registerCatalog(spark, config.catalog());
     StreamProgressLog.attachTo(spark);
     String catalog = config.catalog().name();
-    String quarantine = catalog + "." + config.silver().quarantine();
-    SilverTables.createQuarantineTable(spark, catalog, config.silver().quarantine());
+    SilverLayout layout = SilverLayout.of(config);
+    TableAddress quarantine = layout.silver(config.silver().quarantine());
+    SilverTables.createQuarantineTable(spark, quarantine);
     List<StreamSupervisor.Supervised> streams = new ArrayList<>();
     for (SilverEntity entity : config.silver().entityList()) {
-      if (!prepare(entity, catalog, once)) {
+      if (!prepare(entity, layout, once)) {
         continue;
       }
-      streams.add(new EntityStream(spark, entity, config.schemaRegistry(), catalog, quarantine,
+      streams.add(new EntityStream(spark, entity, config.schemaRegistry(), layout, quarantine,
           SilverCheckpoints.configured(config, entity), once, "silver-" + entity.name()));
     }
     for (SilverDatabase database : config.silver().databaseList()) {
@@ -80,7 +82,7 @@ public final class SilverMergeJob {
         if (once) {
           throw new IllegalStateException(missing + "; run bronze first");
         }
-        awaitTable(bronze, missing);
+        awaitTable(() -> spark.catalog().tableExists(bronze), bronze, missing);
       }
       streams.add(new DatabaseStream(spark, database, config.schemaRegistry(), catalog, quarantine,
           SilverCheckpoints.database(config, database), once));
@@ -127,31 +129,32 @@ public final class SilverMergeJob {
       Duration.ofSeconds(2));
 
   /** Makes the entity's table ready; false for a --once run whose table cannot be created yet (nothing to do). */
-  private boolean prepare(SilverEntity entity, String catalog, boolean once) {
-    String bronze = catalog + "." + entity.source();
-    if (!spark.catalog().tableExists(bronze)) {
+  private boolean prepare(SilverEntity entity, SilverLayout layout, boolean once) {
+    BronzeFeed bronze = new BronzeFeed(spark, layout.bronze(entity.source()));
+    TableAddress silver = layout.silver(entity.table());
+    if (!bronze.exists()) {
       String missing = entity.setting("source") + ": bronze table " + bronze
           + " does not exist yet";
       if (once) {
         throw new IllegalStateException(missing + "; run bronze first");
       }
-      awaitTable(bronze, missing);
+      awaitTable(bronze::exists, bronze.toString(), missing);
     }
     ChangeDecoder decoder = ChangeDecoder.of(entity, () -> new SchemaRegistryClient(config.schemaRegistry()));
-    java.util.function.Supplier<Optional<StreamShape.Shape>> shape = () -> StreamShape.fromBronze(spark, bronze,
-        entity, decoder, catalog + "." + entity.table());
-    if (SilverTables.createEntityTable(spark, catalog, entity, shape)) {
+    java.util.function.Supplier<Optional<StreamShape.Shape>> shape = () -> StreamShape.fromBronze(bronze, entity,
+        decoder, silver.toString());
+    if (SilverTables.createEntityTable(spark, silver, entity, shape)) {
       return true;
     }
     String waiting = "silver-" + entity.name() + ": " + bronze + " has no change events yet to take the columns and"
-        + " key of " + catalog + "." + entity.table() + " from";
+        + " key of " + silver + " from";
     if (once) {
       LOG.info("{}; nothing to do until it has", waiting);
       return false;
     }
     long started = System.nanoTime();
     long nextLog = started;
-    while (!SilverTables.createEntityTable(spark, catalog, entity, shape)) {
+    while (!SilverTables.createEntityTable(spark, silver, entity, shape)) {
       long now = System.nanoTime();
       if (now >= nextLog) {
         LOG.info("{}; waiting for them (waited {} s)", waiting, Duration.ofNanos(now - started).toSeconds());
@@ -178,10 +181,10 @@ public final class SilverMergeJob {
    * A continuous silver started together with bronze on a fresh lakehouse: bronze creates its tables only after it
    * has reached Kafka, so silver waits for them (saying so once a minute) instead of failing the deployment.
    */
-  private void awaitTable(String bronze, String missing) {
+  private void awaitTable(java.util.function.BooleanSupplier exists, String bronze, String missing) {
     long started = System.nanoTime();
     long nextLog = started;
-    while (!spark.catalog().tableExists(bronze)) {
+    while (!exists.getAsBoolean()) {
       long now = System.nanoTime();
       if (now >= nextLog) {
         LOG.info("{}; waiting for bronze to create it (waited {} s)", missing,

@@ -8,6 +8,7 @@ import io.tributary.common.config.SilverDatabase;
 import io.tributary.common.config.SilverEntity;
 import io.tributary.common.config.TableName;
 import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.TableAddress;
 import io.tributary.common.lakehouse.LakehouseSession;
 import io.tributary.common.lakehouse.SilverCheckpoints;
 import io.tributary.common.lakehouse.SparkProgress;
@@ -122,7 +123,7 @@ public final class SilverRebuild {
     }
     TableName quarantineName = config.silver().quarantine();
     String quarantine = catalog + "." + quarantineName;
-    SilverTables.createQuarantineTable(spark, catalog, quarantineName);
+    SilverTables.createQuarantineTable(spark, TableAddress.iceberg(catalog, quarantineName));
 
     TableName shadowName = new TableName(entity.table().namespace(), entity.table().table() + "__rebuild");
     TableName shadowQuarantineName = new TableName(quarantineName.namespace(),
@@ -141,7 +142,7 @@ public final class SilverRebuild {
   private String buildShadow(Target target, OptionalLong fromSnapshot, PrintStream out) {
     spark.sql("DROP TABLE IF EXISTS " + target.shadow() + " PURGE");
     spark.sql("DROP TABLE IF EXISTS " + target.shadowQuarantine() + " PURGE");
-    SilverTables.createQuarantineTable(spark, target.catalog(), target.shadowQuarantineName());
+    SilverTables.createQuarantineTable(spark, TableAddress.iceberg(target.catalog(), target.shadowQuarantineName()));
     String checkpoint;
     var hadoop = spark.sparkContext().hadoopConfiguration();
     if (fromSnapshot.isPresent()) {
@@ -154,7 +155,8 @@ public final class SilverRebuild {
       ShadowTables.copyOf(spark, target.entity(), liveTable, target.live(), fromSnapshot.getAsLong(), target.shadow(),
           ShadowTables.stateAt(liveTable, rewind.committedMillis()), checkpoint);
       // Columns the config added since.
-      SilverTables.createEntityTable(spark, target.catalog(), target.shadowEntity(), Optional::empty);
+      SilverTables.createEntityTable(spark, TableAddress.iceberg(target.catalog(), target.shadowEntity().table()),
+          target.shadowEntity(), Optional::empty);
       QuarantineRows.asOf(spark, target.quarantine(), target.entity().name(), rewind.committedMillis())
           .createOrReplaceTempView("tributary_quarantine_then");
       spark.sql("INSERT INTO " + target.shadowQuarantine() + " SELECT * FROM tributary_quarantine_then");
@@ -164,8 +166,9 @@ public final class SilverRebuild {
           target.bronze());
       ChangeDecoder decoder = ChangeDecoder.of(target.entity(),
           () -> new SchemaRegistryClient(config.schemaRegistry()));
-      if (!SilverTables.createEntityTable(spark, target.catalog(), target.shadowEntity(),
-          () -> StreamShape.fromBronze(spark, target.bronze(), target.entity(), decoder, target.live()))) {
+      if (!SilverTables.createEntityTable(spark, TableAddress.iceberg(target.catalog(), target.shadowEntity().table()),
+          target.shadowEntity(), () -> StreamShape.fromBronze(new BronzeFeed(spark, TableAddress.iceberg(
+              target.catalog(), target.entity().source())), target.entity(), decoder, target.live()))) {
         throw new IllegalStateException(target.bronze() + " has no change events to take the columns and key of "
             + target.live() + " from (the entity's config leaves them to the change stream); nothing to rebuild yet");
       }
@@ -290,7 +293,8 @@ public final class SilverRebuild {
 
   private void catchUp(SilverEntity shadowEntity, String catalog, String shadowQuarantine, String checkpoint) {
     new StreamSupervisor(spark, SilverMergeJob.RESTARTS).runUntilCaughtUp(List.of(new EntityStream(spark,
-        shadowEntity, config.schemaRegistry(), catalog, shadowQuarantine, checkpoint, true,
+        shadowEntity, config.schemaRegistry(), SilverLayout.iceberg(config.catalog()), TableAddress.iceberg(catalog,
+            TableName.parseText(shadowQuarantine.substring(catalog.length() + 1))), checkpoint, true,
         "silver-" + shadowEntity.name() + "-rebuild")));
   }
 
@@ -300,7 +304,7 @@ public final class SilverRebuild {
       boolean liveExists, String bronze) {
     List<String> report = new ArrayList<>();
     List<String> problems = new ArrayList<>();
-    String key = StreamShape.key(entity, load(shadow)).stream().map(column -> "`" + column + "`")
+    String key = StreamShape.key(entity, IcebergSilverTable.of(load(shadow))).stream().map(column -> "`" + column + "`")
         .collect(Collectors.joining(", "));
     boolean history = entity.history() == SilverEntity.History.SCD2;
     long rows = spark.table(shadow).count();

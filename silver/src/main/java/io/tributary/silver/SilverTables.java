@@ -9,8 +9,9 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
-import org.apache.iceberg.Table;
-import org.apache.iceberg.spark.SparkSchemaUtil;
+import io.tributary.common.config.TableFormat;
+import io.tributary.common.lakehouse.DeltaTableNames;
+import io.tributary.common.lakehouse.TableAddress;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
@@ -18,8 +19,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Creates the silver and quarantine tables on first use: merge-on-read for cheap MERGE commits, entity tables in the
- * entity's format version (3 by default: deletion vectors), the quarantine table in format 2 (appends only).
+ * Creates the silver and quarantine tables on first use. In Iceberg: merge-on-read for cheap MERGE commits, entity
+ * tables in the entity's format version (3 by default: deletion vectors), the quarantine table in format 2 (appends
+ * only). In Delta: deletion vectors, and each table's name registered in the session catalog.
  */
 final class SilverTables {
   private static final Logger LOG = LoggerFactory.getLogger(SilverTables.class);
@@ -46,6 +48,9 @@ final class SilverTables {
   static final String QUARANTINE_COLUMNS = "topic STRING, partition INT, offset BIGINT, kafka_timestamp TIMESTAMP,"
       + " key BINARY, value BINARY, entity STRING, stage STRING, reason STRING, quarantined_at TIMESTAMP";
 
+  // Type widening: schema evolution widens a column (int to bigint) in place, as in Iceberg.
+  private static final String DELTA_PROPERTIES = "'delta.enableDeletionVectors' = 'true', 'delta.enableTypeWidening' = 'true'";
+
   private static final String PROPERTIES = "'write.merge.mode' = 'merge-on-read',"
       + " 'write.update.mode' = 'merge-on-read', 'write.delete.mode' = 'merge-on-read',"
       + " 'write.parquet.compression-codec' = 'zstd'";
@@ -62,11 +67,10 @@ final class SilverTables {
    *     from
    * @return whether the table exists now (false: the stream has no records yet to take the shape from)
    */
-  static boolean createEntityTable(SparkSession spark, String catalog, SilverEntity entity,
+  static boolean createEntityTable(SparkSession spark, TableAddress address, SilverEntity entity,
       Supplier<Optional<StreamShape.Shape>> stream) {
-    createNamespace(spark, catalog, entity.table());
-    String table = catalog + "." + entity.table();
-    if (!spark.catalog().tableExists(table)) {
+    String table = address.sqlName();
+    if (!exists(spark, address)) {
       Optional<StreamShape.Shape> shape = entity.columnsFromStream() || entity.key().isEmpty() ? stream.get()
           : Optional.of(new StreamShape.Shape(entity.schema(), entity.key()));
       if (shape.isEmpty()) {
@@ -78,13 +82,23 @@ final class SilverTables {
         LOG.info("silver-{}: creating {} with the change stream's columns: {} (key {})", entity.name(), table,
             shape.get().columns().toDDL(), String.join(", ", shape.get().key()));
       }
-      spark.sql("CREATE TABLE IF NOT EXISTS " + table + " (" + columns + ") USING iceberg PARTITIONED BY (bucket("
-          + entity.buckets() + ", `" + shape.get().key().get(0).replace("`", "``") + "`)) TBLPROPERTIES ("
-          + "'format-version' = '" + entity.formatVersion() + "', " + PROPERTIES + ", '" + StreamShape.KEY_PROPERTY + "' = " + JsonFields.literal(StreamShape.keyProperty(
-              shape.get().key()))
-          // Maintenance commits next to the stream (compaction commits its file groups one by one).
-          + ", 'commit.retry.num-retries' = '10')");
+      String keyProperty = "'" + StreamShape.KEY_PROPERTY + "' = "
+          + JsonFields.literal(StreamShape.keyProperty(shape.get().key()));
+      if (address.format() == TableFormat.DELTA) {
+        // Deletion vectors: a MERGE marks the rows it replaces instead of rewriting their files (Delta's
+        // merge-on-read). Not partitioned: Delta has no bucket transform (a MERGE skips files by their key ranges).
+        spark.sql("CREATE TABLE IF NOT EXISTS " + table + " (" + columns + ") USING delta TBLPROPERTIES ("
+            + DELTA_PROPERTIES + ", " + keyProperty + ")");
+      } else {
+        createNamespace(spark, address);
+        spark.sql("CREATE TABLE IF NOT EXISTS " + table + " (" + columns + ") USING iceberg PARTITIONED BY (bucket("
+            + entity.buckets() + ", `" + shape.get().key().get(0).replace("`", "``") + "`)) TBLPROPERTIES ("
+            + "'format-version' = '" + entity.formatVersion() + "', " + PROPERTIES + ", " + keyProperty
+            // Maintenance commits next to the stream (compaction commits its file groups one by one).
+            + ", 'commit.retry.num-retries' = '10')");
+      }
     }
+    registerName(spark, address);
     StructType tableSchema = spark.table(table).schema();
     requireTributaryColumns(table, tableSchema, StructType.fromDDL(CHANGE_COLUMNS + (entity.history()
         == SilverEntity.History.SCD2 ? ", " + VALIDITY_COLUMNS : "")));
@@ -126,14 +140,15 @@ final class SilverTables {
   }
 
   /** The names of {@link #CHANGE_COLUMNS} the table has, in table order. */
-  static List<String> changeColumns(Table table) {
-    return CHANGE_NAMES.stream().filter(name -> table.schema().findField(name) != null).toList();
+  static List<String> changeColumns(SilverTable table) {
+    List<String> present = List.of(table.schema().fieldNames());
+    return CHANGE_NAMES.stream().filter(present::contains).toList();
   }
 
   /** The entity's columns as the table has them now: the config's, plus what schema evolution added. */
-  static StructType entitySchema(Table table) {
+  static StructType entitySchema(SilverTable table) {
     List<StructField> fields = new ArrayList<>();
-    for (StructField field : SparkSchemaUtil.convert(table.schema()).fields()) {
+    for (StructField field : table.schema().fields()) {
       if (!RESERVED.contains(field.name())) {
         fields.add(field);
       }
@@ -141,15 +156,35 @@ final class SilverTables {
     return new StructType(fields.toArray(new StructField[0]));
   }
 
-  static void createQuarantineTable(SparkSession spark, String catalog, TableName quarantine) {
-    createNamespace(spark, catalog, quarantine);
-    // Every entity's stream appends here, so commits meet each other: retry them longer than Iceberg's default 4.
-    spark.sql("CREATE TABLE IF NOT EXISTS " + catalog + "." + quarantine + " (" + QUARANTINE_COLUMNS + ") USING iceberg"
-        + " PARTITIONED BY (entity, days(quarantined_at))"
-        + " TBLPROPERTIES ('format-version' = '2', " + PROPERTIES + ", 'commit.retry.num-retries' = '20')");
+  static void createQuarantineTable(SparkSession spark, TableAddress quarantine) {
+    if (quarantine.format() == TableFormat.DELTA) {
+      // Appends only, from every entity's stream: Delta retries appends that meet each other by itself.
+      spark.sql("CREATE TABLE IF NOT EXISTS " + quarantine.sqlName() + " (" + QUARANTINE_COLUMNS + ") USING delta"
+          + " PARTITIONED BY (entity)");
+    } else {
+      createNamespace(spark, quarantine);
+      // Every entity's stream appends here, so commits meet each other: retry them longer than Iceberg's default 4.
+      spark.sql("CREATE TABLE IF NOT EXISTS " + quarantine.sqlName() + " (" + QUARANTINE_COLUMNS + ") USING iceberg"
+          + " PARTITIONED BY (entity, days(quarantined_at))"
+          + " TBLPROPERTIES ('format-version' = '2', " + PROPERTIES + ", 'commit.retry.num-retries' = '20')");
+    }
+    registerName(spark, quarantine);
   }
 
-  private static void createNamespace(SparkSession spark, String catalog, TableName table) {
-    spark.sql("CREATE NAMESPACE IF NOT EXISTS " + catalog + "." + table.namespace());
+  /** Whether the table exists (a Delta table: whether its folder holds one). */
+  static boolean exists(SparkSession spark, TableAddress table) {
+    return table.format() == TableFormat.DELTA ? io.delta.tables.DeltaTable.isDeltaTable(spark, table.deltaPath())
+        : spark.catalog().tableExists(table.sqlName());
+  }
+
+  /** A Delta table's name in the session catalog, so that users' SQL finds it without its path. */
+  private static void registerName(SparkSession spark, TableAddress table) {
+    if (table.format() == TableFormat.DELTA) {
+      DeltaTableNames.register(spark, table.name(), table.deltaPath());
+    }
+  }
+
+  private static void createNamespace(SparkSession spark, TableAddress table) {
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS " + table.namespaceSqlName());
   }
 }

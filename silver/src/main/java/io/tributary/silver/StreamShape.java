@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.iceberg.Snapshot;
+import io.tributary.common.lakehouse.TableAddress;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.spark.Spark3Util;
 import org.apache.spark.sql.Dataset;
@@ -37,21 +38,13 @@ public final class StreamShape {
 
   private StreamShape() {}
 
-  /** The key of the entity's silver table {@code table} (catalog and name): the config's, else the table's. */
-  public static List<String> key(SparkSession spark, SilverEntity entity, String table) {
-    if (!entity.key().isEmpty()) {
-      return entity.key();
-    }
-    try {
-      return key(entity, Spark3Util.loadIcebergTable(spark, table));
-    } catch (org.apache.spark.sql.catalyst.parser.ParseException
-        | org.apache.spark.sql.catalyst.analysis.NoSuchTableException e) {
-      throw new IllegalStateException("silver table " + table + " cannot be loaded: " + e.getMessage(), e);
-    }
+  /** The key of the entity's silver table at {@code table}: the config's, else the table's. */
+  public static List<String> key(SparkSession spark, SilverEntity entity, TableAddress table) {
+    return entity.key().isEmpty() ? key(entity, SilverTable.open(spark, table)) : entity.key();
   }
 
   /** The entity's key: the config's, else the one its table recorded when it was created. */
-  static List<String> key(SilverEntity entity, Table silver) {
+  static List<String> key(SilverEntity entity, SilverTable silver) {
     if (!entity.key().isEmpty()) {
       return entity.key();
     }
@@ -84,9 +77,8 @@ public final class StreamShape {
    *
    * @param table the silver table, for the message of a type that cannot be mapped
    */
-  static Optional<Shape> fromBronze(SparkSession spark, String bronze, SilverEntity entity, ChangeDecoder decoder,
-      String table) {
-    Optional<Dataset<Row>> newest = newestRecords(spark, bronze);
+  static Optional<Shape> fromBronze(BronzeFeed bronze, SilverEntity entity, ChangeDecoder decoder, String table) {
+    Optional<Dataset<Row>> newest = bronze.newestRecords();
     if (newest.isEmpty()) {
       return Optional.empty();
     }
@@ -183,26 +175,6 @@ public final class StreamShape {
           + " columns");
     }
     return key;
-  }
-
-  /** The rows bronze's latest append added; empty when bronze has no data yet. */
-  private static Optional<Dataset<Row>> newestRecords(SparkSession spark, String bronze) {
-    Table table;
-    try {
-      table = Spark3Util.loadIcebergTable(spark, bronze);
-    } catch (Exception e) {
-      throw new IllegalStateException("cannot load " + bronze + ": " + e.getMessage(), e);
-    }
-    for (Snapshot snapshot = table.currentSnapshot(); snapshot != null;
-        snapshot = snapshot.parentId() == null ? null : table.snapshot(snapshot.parentId())) {
-      if ("append".equals(snapshot.operation())) {
-        return Optional.of(snapshot.parentId() == null
-            ? spark.sql("SELECT * FROM " + bronze + " VERSION AS OF " + snapshot.snapshotId())
-            : spark.read().format("iceberg").option("start-snapshot-id", snapshot.parentId())
-                .option("end-snapshot-id", snapshot.snapshotId()).load(bronze));
-      }
-    }
-    return Optional.empty();
   }
 
   private static String prefix(SilverEntity entity) {

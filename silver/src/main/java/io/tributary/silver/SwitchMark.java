@@ -2,7 +2,6 @@ package io.tributary.silver;
 
 import io.tributary.common.lakehouse.SilverCheckpoints;
 import java.time.Duration;
-import org.apache.iceberg.Table;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,7 +22,7 @@ final class SwitchMark {
    * @param name the table's SQL name
    * @param poll the pause between two looks
    */
-  static Table awaitCleared(Table table, String stream, String name, Duration poll) {
+  static SilverTable awaitCleared(SilverTable table, String stream, String name, Duration poll) {
     long deadline = System.nanoTime() + WAIT.toNanos();
     while (table.properties().containsKey(SilverCheckpoints.SWITCHING)) {
       if (System.nanoTime() > deadline) {

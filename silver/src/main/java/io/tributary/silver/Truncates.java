@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.TreeSet;
-import org.apache.iceberg.Table;
 
 /**
  * The truncates an entity has seen, kept in the silver table's properties: a truncate clears every row older than
@@ -55,7 +54,7 @@ final class Truncates {
 
   private Truncates() {}
 
-  static List<Truncate> of(Table table) {
+  static List<Truncate> of(SilverTable table) {
     String value = table.properties().get(PROPERTY);
     List<Truncate> truncates = new ArrayList<>();
     if (value != null && !value.isEmpty()) {
@@ -67,7 +66,7 @@ final class Truncates {
   }
 
   /** Records the batch's truncates before its data is merged, so a replay finds them already there. */
-  static List<Truncate> remember(Table table, List<Truncate> seen) {
+  static List<Truncate> remember(SilverTable table, List<Truncate> seen) {
     TreeSet<String> all = new TreeSet<>();
     for (Truncate truncate : of(table)) {
       all.add(truncate.encode());
@@ -77,7 +76,7 @@ final class Truncates {
       changed |= all.add(truncate.encode());
     }
     if (changed) {
-      table.updateProperties().set(PROPERTY, String.join(";", all)).commit();
+      table.setProperty(PROPERTY, String.join(";", all));
     }
     return all.stream().map(Truncate::decode).toList();
   }

@@ -4,9 +4,13 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.typesafe.config.ConfigFactory;
+import io.tributary.common.config.ConfigNames;
 import io.tributary.common.config.SilverEntity;
+import io.tributary.common.config.TableFormat;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.LakehouseSession;
+import io.tributary.common.lakehouse.TableAddress;
+import io.tributary.common.lakehouse.Tables;
 import io.tributary.common.testing.SharedSpark;
 import java.nio.file.Path;
 import java.sql.Timestamp;
@@ -20,11 +24,11 @@ import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -40,6 +44,8 @@ class CdcMergeIT {
   private SparkSession spark;
   private String catalog;
   private long offset;
+  /** The format of the silver tables of the running test. */
+  private TableFormat format = TableFormat.ICEBERG;
 
   @BeforeEach
   void stream(SparkSession spark, TestInfo test) {
@@ -62,15 +68,24 @@ class CdcMergeIT {
     TributaryConfig config = TributaryConfig.from(ConfigFactory.parseString("tributary {\n"
         + " catalog { name = " + catalog + ", warehouse = \"" + dir.resolve("wh") + "\" }\n"
         + " kafka.bootstrap-servers = \"127.0.0.1:1\"\n checkpoint-location = \"" + dir.resolve("cp") + "\"\n"
+        + " silver.format = " + ConfigNames.of(format) + "\n"
         + " silver.entities." + table + " {\n source = bronze.people\n key = [id]\n table = silver." + table
         + "\n schema = \"" + schema + "\"\n " + settings + "\n }\n}"));
     LakehouseSession.registerCatalog(spark, config.catalog());
     SilverEntity entity = config.silver().entities().get(table);
-    SilverTables.createEntityTable(spark, catalog, entity, java.util.Optional::empty);
-    SilverTables.createQuarantineTable(spark, catalog, config.silver().quarantine());
+    Tables tables = new Tables(config.catalog());
+    TableAddress silver = TableAddress.of(tables, entity.table(), format);
+    TableAddress quarantine = TableAddress.of(tables, config.silver().quarantine(), format);
+    SilverTables.createEntityTable(spark, silver, entity, java.util.Optional::empty);
+    SilverTables.createQuarantineTable(spark, quarantine);
     String checkpoint = io.tributary.common.lakehouse.SilverCheckpoints.configured(config, entity);
-    return new CdcMerge(entity, config.schemaRegistry(), catalog + ".silver." + table, catalog + ".silver.quarantine",
-        checkpoint, checkpoint);
+    return new CdcMerge(entity, config.schemaRegistry(), silver, quarantine, checkpoint, checkpoint);
+  }
+
+  /** The SQL name of table {@code silver.<table>} in the running test's format. */
+  private String table(String table) {
+    return format == TableFormat.DELTA ? "delta.`" + dir.resolve("wh/_delta/silver").resolve(table) + "`"
+        : catalog + ".silver." + table;
   }
 
   /** A Debezium change whose image holds {@code fields} besides the id; its source time is lsn seconds. */
@@ -101,7 +116,7 @@ class CdcMergeIT {
   /** Every row of a current-state table as id → name/state. */
   private Map<Long, String> state(String table) {
     Map<Long, String> state = new TreeMap<>();
-    for (Row row : spark.sql("SELECT id, name, _is_deleted, _op FROM " + catalog + ".silver." + table).collectAsList()) {
+    for (Row row : spark.sql("SELECT id, name, _is_deleted, _op FROM " + table(table)).collectAsList()) {
       state.put(row.getLong(0), row.getString(1) + (row.getBoolean(2) ? "/deleted-" + row.getString(3) : "/live"));
     }
     return state;
@@ -109,30 +124,44 @@ class CdcMergeIT {
 
   /** The whole table but the time each row was written, in a stable order, for comparing two tables. */
   private List<String> content(String table) {
-    return spark.table(catalog + ".silver." + table).drop("_updated_at").orderBy("id", "_seq").toJSON()
+    return spark.table(table(table)).drop("_updated_at").orderBy("id", "_seq").toJSON()
         .collectAsList();
   }
 
+  /** The table's snapshots (Iceberg) or versions (Delta). */
   private long snapshots(String table) {
-    return spark.table(catalog + ".silver." + table + ".snapshots").count();
+    return format == TableFormat.DELTA ? spark.sql("DESCRIBE HISTORY " + table(table)).count()
+        : spark.table(table(table) + ".snapshots").count();
   }
 
   /** The kinds of delete file a table holds: Puffin deletion vectors in format 3, Parquet position deletes in 2. */
   private List<String> deleteFileFormats(String table) {
-    return spark.sql("SELECT DISTINCT file_format FROM " + catalog + ".silver." + table + ".delete_files")
+    return spark.sql("SELECT DISTINCT file_format FROM " + table(table) + ".delete_files")
         .as(org.apache.spark.sql.Encoders.STRING()).collectAsList();
   }
 
   private int formatVersion(String table) throws Exception {
     return org.apache.iceberg.TableUtil.formatVersion(org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark,
-        catalog + ".silver." + table));
+        table(table)));
   }
 
-  @ParameterizedTest(name = "format-version = {0}")
-  @ValueSource(ints = {3, 2})
-  void lateChangesLoseDeletesStayDeletedAndReplaysAreSkipped(int formatVersion) throws Exception {
-    catalog += "_v" + formatVersion;
-    CdcMerge merge = merge("people", formatVersion == 3 ? "" : "format-version = " + formatVersion);
+  /** Sets the running test's format from a case name: iceberg-v3, iceberg-v2 or delta; returns the Iceberg version. */
+  private int use(String layout) {
+    format = layout.equals("delta") ? TableFormat.DELTA : TableFormat.ICEBERG;
+    catalog += "_" + layout.replace('-', '_');
+    return format == TableFormat.DELTA ? 0 : Integer.parseInt(layout.substring(layout.length() - 1));
+  }
+
+  private void use(TableFormat format) {
+    this.format = format;
+    catalog += "_" + ConfigNames.of(format);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"iceberg-v3", "iceberg-v2", "delta"})
+  void lateChangesLoseDeletesStayDeletedAndReplaysAreSkipped(String layout) throws Exception {
+    int formatVersion = use(layout);
+    CdcMerge merge = merge("people", formatVersion == 2 ? "format-version = 2" : "");
     merge.apply(batch(change("c", 1, 100), change("u", 1, 300), change("c", 2, 110), change("c", 3, 120),
         change("d", 3, 400)), 0);
     assertThat(state("people")).isEqualTo(Map.of(1L, "1@300/live", 2L, "2@110/live", 3L, "3@400/deleted-d"));
@@ -146,14 +175,21 @@ class CdcMergeIT {
     merge.apply(late, 1);
     assertThat(snapshots("people")).isEqualTo(snapshots);
     assertThat(state("people")).isEqualTo(afterLate);
+    if (format == TableFormat.DELTA) {
+      assertThat(spark.sql("DESCRIBE DETAIL " + table("people")).select("properties").first().<String, String>getJavaMap(0))
+          .as("replaced rows are marked by deletion vectors").containsEntry("delta.enableDeletionVectors", "true");
+      return;
+    }
     assertThat(formatVersion("people")).as("the table's format version (3 unless the entity says 2)")
         .isEqualTo(formatVersion);
     assertThat(deleteFileFormats("people")).as("replaced rows are marked by")
         .containsExactly(formatVersion == 3 ? "PUFFIN" : "PARQUET");
   }
 
-  @Test
-  void aTruncateClearsOlderRowsAndLaterArrivingOlderChangesStayCleared() throws Exception {
+  @ParameterizedTest
+  @EnumSource(TableFormat.class)
+  void aTruncateClearsOlderRowsAndLaterArrivingOlderChangesStayCleared(TableFormat format) throws Exception {
+    use(format);
     List<List<Row>> batches = List.of(
         List.of(change("c", 1, 100), change("c", 2, 110)),
         List.of(truncate(300), change("u", 1, 350), change("c", 5, 250)),
@@ -170,11 +206,11 @@ class CdcMergeIT {
     assertThat(content("rebuild")).isEqualTo(content("incremental"));
   }
 
-  @ParameterizedTest(name = "format-version = {0}")
-  @ValueSource(ints = {3, 2})
-  void hardDeletesRemoveTheRow(int formatVersion) throws Exception {
-    catalog += "_v" + formatVersion;
-    CdcMerge merge = merge("people", "delete-mode = hard, format-version = " + formatVersion);
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"iceberg-v3", "iceberg-v2", "delta"})
+  void hardDeletesRemoveTheRow(String layout) throws Exception {
+    int formatVersion = use(layout);
+    CdcMerge merge = merge("people", "delete-mode = hard" + (formatVersion == 2 ? ", format-version = 2" : ""));
     merge.apply(batch(change("c", 1, 100), change("c", 2, 110), change("d", 2, 120), change("c", 3, 130)), 0);
     assertThat(state("people")).isEqualTo(Map.of(1L, "1@100/live", 3L, "3@130/live"));
     merge.apply(batch(change("d", 1, 200), change("u", 3, 125), truncate(300), change("c", 4, 310)), 1);
@@ -184,8 +220,10 @@ class CdcMergeIT {
         .isEqualTo(Map.of(4L, "4@310/live", 5L, "5@400/live"));
   }
 
-  @Test
-  void historyKeepsEveryVersionWithItsValidityWhateverTheArrivalOrder() throws Exception {
+  @ParameterizedTest
+  @EnumSource(TableFormat.class)
+  void historyKeepsEveryVersionWithItsValidityWhateverTheArrivalOrder(TableFormat format) throws Exception {
+    use(format);
     List<List<Row>> batches = List.of(
         List.of(change("c", 1, 100), change("u", 1, 300), change("c", 2, 150)),
         List.of(change("u", 1, 200), change("d", 1, 400), change("u", 1, 200)),
@@ -219,44 +257,48 @@ class CdcMergeIT {
   private List<String> history(String table) {
     List<String> rows = new ArrayList<>();
     for (Row row : spark.sql("SELECT id, name, _op, unix_seconds(_valid_from), unix_seconds(_valid_to), _is_current"
-        + " FROM " + catalog + ".silver." + table + " ORDER BY id, _seq").collectAsList()) {
+        + " FROM " + table(table) + " ORDER BY id, _seq").collectAsList()) {
       rows.add(row.getLong(0) + " " + row.getString(1) + " " + row.getString(2) + " " + row.getLong(3) + "-"
           + (row.isNullAt(4) ? "" : row.getLong(4)) + (row.getBoolean(5) ? " current" : ""));
     }
     return rows;
   }
 
-  @Test
-  void evolveAddsNewFieldsNestedOnesTooAndWidensInts() throws Exception {
+  @ParameterizedTest
+  @EnumSource(TableFormat.class)
+  void evolveAddsNewFieldsNestedOnesTooAndWidensInts(TableFormat format) throws Exception {
+    use(format);
     CdcMerge merge = merge("people", "id BIGINT, name STRING, age INT, address STRUCT<city: STRING>", "");
     merge.apply(batch(change("c", 1, 100, "\"name\":\"a\",\"age\":30,\"address\":{\"city\":\"Ghent\"}")), 0);
     merge.apply(batch(
         change("u", 1, 200, "\"name\":\"a\",\"age\":3000000000,\"mood\":\"calm\","
             + "\"address\":{\"city\":\"Ghent\",\"zip\":\"9000\"},\"tags\":{\"vip\":true}"),
         change("c", 2, 210, "\"name\":\"b\",\"age\":20,\"mood\":null")), 1);
-    assertThat(spark.table(catalog + ".silver.people").schema().toDDL()).startsWith("id BIGINT,name STRING,"
+    assertThat(spark.table(table("people")).schema().toDDL()).startsWith("id BIGINT,name STRING,"
         + "age BIGINT,address STRUCT<city: STRING, zip: STRING>,");
-    assertThat(spark.table(catalog + ".silver.people").schema().fieldNames()).contains("mood", "tags");
-    assertThat(spark.sql("SELECT id, age, mood, address.zip, tags.vip FROM " + catalog + ".silver.people ORDER BY id")
+    assertThat(spark.table(table("people")).schema().fieldNames()).contains("mood", "tags");
+    assertThat(spark.sql("SELECT id, age, mood, address.zip, tags.vip FROM " + table("people") + " ORDER BY id")
         .collectAsList().stream().map(Row::toString))
         .containsExactly("[1,3000000000,calm,9000,true]", "[2,20,null,null,null]");
-    assertThat(spark.table(catalog + ".silver.quarantine").count()).isZero();
+    assertThat(spark.table(table("quarantine")).count()).isZero();
   }
 
-  @Test
-  void ignoreDropsNewFieldsAndQuarantineRejectsTheirRecords() throws Exception {
+  @ParameterizedTest
+  @EnumSource(TableFormat.class)
+  void ignoreDropsNewFieldsAndQuarantineRejectsTheirRecords(TableFormat format) throws Exception {
+    use(format);
     Row[] changes = {change("c", 1, 100, "\"name\":\"a\",\"mood\":\"calm\""),
         change("c", 2, 110, "\"name\":\"b\""), change("c", 3, 120, "\"name\":\"c\",\"age\":3000000000")};
     CdcMerge ignore = merge("ignoring", "id BIGINT, name STRING, age INT", "schema-evolution = ignore");
     ignore.apply(batch(changes), 0);
-    assertThat(spark.table(catalog + ".silver.ignoring").schema().fieldNames()).doesNotContain("mood");
+    assertThat(spark.table(table("ignoring")).schema().fieldNames()).doesNotContain("mood");
     assertThat(state("ignoring")).isEqualTo(Map.of(1L, "a/live", 2L, "b/live"));
 
     CdcMerge quarantine = merge("strict", "id BIGINT, name STRING, age INT", "schema-evolution = quarantine");
     spark.sparkContext().setLocalProperty("sql.streaming.queryId", "strict-stream");
     quarantine.apply(batch(changes), 0);
     assertThat(state("strict")).isEqualTo(Map.of(2L, "b/live"));
-    assertThat(spark.sql("SELECT entity, offset, stage, reason FROM " + catalog + ".silver.quarantine ORDER BY entity,"
+    assertThat(spark.sql("SELECT entity, offset, stage, reason FROM " + table("quarantine") + " ORDER BY entity,"
         + " offset").collectAsList().stream().map(Row::toString)).containsExactly(
             "[ignoring,2,schema,column age: '3000000000' is not a int]",
             "[strict,0,schema,unknown field mood (schema-evolution = quarantine)]",
@@ -270,44 +312,48 @@ class CdcMergeIT {
   }
 
   private long rows(String table) {
-    return spark.table(catalog + ".silver." + table).count();
+    return spark.table(table(table)).count();
   }
 
-  @Test
-  void aMisconfigurationThatQuarantinesTheWholeBatchFailsItAndChangesNothing() throws Exception {
+  @ParameterizedTest
+  @EnumSource(TableFormat.class)
+  void aMisconfigurationThatQuarantinesTheWholeBatchFailsItAndChangesNothing(TableFormat format) throws Exception {
+    use(format);
     // The event's version field is "seq"; the config names "seqq".
     CdcMerge misspelt = merge("events", "decoder = json, sequence = [seqq]");
     List<Row> events = new ArrayList<>();
     for (int i = 0; i < 30; i++) {
       events.add(record("{\"id\":" + i + ",\"name\":\"n" + i + "\",\"seq\":" + i + "}"));
     }
-    String[] columns = spark.table(catalog + ".silver.events").schema().fieldNames();
+    String[] columns = spark.table(table("events")).schema().fieldNames();
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> misspelt.apply(batch(events.toArray(new Row[0])), 0))
         .isInstanceOf(CdcMerge.QuarantineShareExceeded.class)
         .hasMessageStartingWith("silver-events batch 0: 30 of 30 records (100%) go to quarantine for one reason:"
             + " 'missing sequence seqq', more than tributary.silver.entities.events.max-quarantine-ratio = 0.9");
     assertThat(rows("events")).isZero();
-    assertThat(spark.table(catalog + ".silver.quarantine").count()).as("nothing committed").isZero();
-    assertThat(spark.table(catalog + ".silver.events").schema().fieldNames()).isEqualTo(columns);
+    assertThat(spark.table(table("quarantine")).count()).as("nothing committed").isZero();
+    assertThat(spark.table(table("events")).schema().fieldNames()).isEqualTo(columns);
 
     // Let through on purpose: quarantined, each with its reason, and still no column from a rejected record.
     CdcMerge allowed = merge("events", "decoder = json, sequence = [seqq], max-quarantine-ratio = 1");
     allowed.apply(batch(events.toArray(new Row[0])), 0);
-    assertThat(spark.sql("SELECT DISTINCT reason FROM " + catalog + ".silver.quarantine").collectAsList())
+    assertThat(spark.sql("SELECT DISTINCT reason FROM " + table("quarantine")).collectAsList())
         .extracting(row -> row.getString(0)).containsExactly("missing sequence seqq");
-    assertThat(spark.table(catalog + ".silver.quarantine").count()).isEqualTo(30);
-    assertThat(spark.table(catalog + ".silver.events").schema().fieldNames()).isEqualTo(columns);
+    assertThat(spark.table(table("quarantine")).count()).isEqualTo(30);
+    assertThat(spark.table(table("events")).schema().fieldNames()).isEqualTo(columns);
   }
 
-  @Test
-  void recordsOfTheWrongDecoderAddNoColumnsAndTombstonesOfJsonEntitiesChangeNothing() throws Exception {
+  @ParameterizedTest
+  @EnumSource(TableFormat.class)
+  void recordsOfTheWrongDecoderAddNoColumnsAndTombstonesOfJsonEntitiesChangeNothing(TableFormat format) throws Exception {
+    use(format);
     // Debezium envelopes read as plain JSON events: no key column at the top, so nothing to learn a schema from.
     CdcMerge wrong = merge("wrong", "decoder = json, sequence = [], max-quarantine-ratio = 1");
-    String[] columns = spark.table(catalog + ".silver.wrong").schema().fieldNames();
+    String[] columns = spark.table(table("wrong")).schema().fieldNames();
     wrong.apply(batch(change("c", 1, 100), change("c", 2, 110), record("{\"id\":3,\"name\":\"plain\"}"),
         record(null)), 0);
-    assertThat(spark.table(catalog + ".silver.wrong").schema().fieldNames()).isEqualTo(columns);
-    assertThat(spark.sql("SELECT reason FROM " + catalog + ".silver.quarantine").collectAsList())
+    assertThat(spark.table(table("wrong")).schema().fieldNames()).isEqualTo(columns);
+    assertThat(spark.sql("SELECT reason FROM " + table("quarantine")).collectAsList())
         .extracting(row -> row.getString(0)).containsExactly("missing key column id", "missing key column id");
     assertThat(state("wrong")).as("the tombstone deleted nothing").isEqualTo(Map.of(3L, "plain/live"));
   }

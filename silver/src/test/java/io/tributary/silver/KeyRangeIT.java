@@ -65,7 +65,7 @@ class KeyRangeIT {
           + ") USING iceberg PARTITIONED BY (bucket(8, k)) TBLPROPERTIES ('format-version' = '2',"
           + " 'write.merge.mode' = 'merge-on-read', 'write.update.mode' = 'merge-on-read',"
           + " 'write.delete.mode' = 'merge-on-read')");
-      CurrentStateMerge merge = new CurrentStateMerge(name, new Columns(StructType.fromDDL("k " + keys.type()
+      CurrentStateMerge merge = new CurrentStateMerge(IcebergSilverTable.load(spark, name), new Columns(StructType.fromDDL("k " + keys.type()
           + ", v STRING"), List.of("k"), SilverTables.CHANGE_NAMES), DeleteMode.TOMBSTONE);
       List<String> k = keys.keys();
 

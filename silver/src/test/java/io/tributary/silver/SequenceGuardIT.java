@@ -82,7 +82,7 @@ class SequenceGuardIT {
           + " 'write.delete.mode' = 'merge-on-read')");
       List<String> change = List.of(StructType.fromDDL(changeColumns).fieldNames());
       Columns columns = new Columns(StructType.fromDDL("k BIGINT, v STRING"), List.of("k"), change);
-      CurrentStateMerge merge = new CurrentStateMerge(table, columns, DeleteMode.TOMBSTONE);
+      CurrentStateMerge merge = new CurrentStateMerge(IcebergSilverTable.load(spark, table), columns, DeleteMode.TOMBSTONE);
 
       // Sequences whose order differs from their numbers' signed order and from the Kafka offsets: key 1 at
       // [5, -1] then [5, 0]; key 2 at [-3] then [-4] (older, out of order); key 3 at [7] then [7, NULL] (longer).

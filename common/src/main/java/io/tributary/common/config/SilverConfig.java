@@ -10,16 +10,17 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The transform layer: entities merged from bronze into current-state silver tables (Iceberg).
+ * The transform layer: entities merged from bronze into current-state silver tables.
  *
+ * @param format the table format of every silver table (entities and quarantine)
  * @param quarantine the table that keeps every record no decoder could accept, with its reason
  * @param entities the entities by name, each inheriting {@code tributary.silver.defaults}
  * @param databases whole source databases by name, each table of which is an entity made when its topic appears
  */
-public record SilverConfig(TableName quarantine, Map<String, SilverEntity> entities,
+public record SilverConfig(TableFormat format, TableName quarantine, Map<String, SilverEntity> entities,
     Map<String, SilverDatabase> databases) {
 
-  static final Set<String> KEYS = Set.of("quarantine-table", "defaults", "entities", "databases");
+  static final Set<String> KEYS = Set.of("format", "quarantine-table", "defaults", "entities", "databases");
 
   /**
    * @param bronzeTables the bronze tables by source name: a silver or quarantine table must not be one of them
@@ -27,6 +28,7 @@ public record SilverConfig(TableName quarantine, Map<String, SilverEntity> entit
   static SilverConfig read(ConfigReader reader, Config silver, Map<String, TableName> bronzeTables) {
     reader.rejectUnknownKeys(KEYS);
     Config defaults = silver.hasPath("defaults") ? silver.getConfig("defaults") : ConfigFactory.empty();
+    TableFormat format = reader.oneOf("format", TableFormat.class);
     TableName quarantine = TableName.parse(reader, "quarantine-table");
     // Which setting already writes a table: the MERGE of two entities into one table, or of an entity into bronze
     // or quarantine, would pass every other check and corrupt the table on the first batch.
@@ -64,7 +66,12 @@ public record SilverConfig(TableName quarantine, Map<String, SilverEntity> entit
         }
       }
     }
-    return new SilverConfig(quarantine, Map.copyOf(entities), Map.copyOf(databases));
+    if (format == TableFormat.DELTA && !databases.isEmpty()) {
+      // Said up front rather than in the first batch: a database's tables are created and switched through Iceberg.
+      reader.problem("format", "delta does not cover database blocks yet (databases: "
+          + String.join(", ", databases.keySet()) + "); keep silver.format = iceberg for them");
+    }
+    return new SilverConfig(format, quarantine, Map.copyOf(entities), Map.copyOf(databases));
   }
 
   /** The database whose template or table blocks may give {@code table} its name. */

@@ -33,7 +33,9 @@ import org.apache.spark.sql.types.StructType;
  * @param history current state only, or every version with its validity interval (SCD type 2)
  * @param schemaEvolution what a field that the schema does not know does to the table and the record
  * @param trigger the micro-batch interval in continuous mode
- * @param maxRowsPerTrigger upper bound of bronze rows per micro-batch
+ * @param maxRowsPerTrigger upper bound of bronze rows per micro-batch from an Iceberg bronze table
+ * @param maxFilesPerTrigger upper bound of bronze files per micro-batch from a Delta bronze table (Delta's stream
+ *     counts files, not rows)
  * @param maxQuarantineRatio the share of a batch's records that one reason may send to quarantine before the batch
  *     fails as a likely misconfiguration (1 lets any share through)
  * @param configPath where the user configures the entity ({@code tributary.silver.entities.customers}, or a table's
@@ -57,6 +59,7 @@ public record SilverEntity(
     SchemaEvolution schemaEvolution,
     Duration trigger,
     long maxRowsPerTrigger,
+    long maxFilesPerTrigger,
     double maxQuarantineRatio,
     String configPath) {
 
@@ -68,7 +71,8 @@ public record SilverEntity(
   /** The same entity kept in another table (a rebuild builds its shadow table so). */
   public SilverEntity withTable(TableName other) {
     return new SilverEntity(name, source, decoder, key, sequence, opField, deleteOps, eventTimeField, schema, other,
-        buckets, formatVersion, deleteMode, history, schemaEvolution, trigger, maxRowsPerTrigger, maxQuarantineRatio, configPath);
+        buckets, formatVersion, deleteMode, history, schemaEvolution, trigger, maxRowsPerTrigger, maxFilesPerTrigger,
+        maxQuarantineRatio, configPath);
   }
 
   /** The full path of one of the entity's settings, for a message that names it. */
@@ -125,7 +129,7 @@ public record SilverEntity(
 
   static final Set<String> KEYS = Set.of("source", "decoder", "key", "sequence", "op-field", "delete-ops",
       "event-time-field", "schema", "table", "buckets", "format-version", "delete-mode", "history", "schema-evolution",
-      "trigger", "max-rows-per-trigger", "max-quarantine-ratio");
+      "trigger", "max-rows-per-trigger", "max-files-per-trigger", "max-quarantine-ratio");
 
   /** A Debezium entity without {@code sequence}: each connector's own position orders the changes. */
   private static final List<String> CONNECTOR_ORDER = List.of();
@@ -191,7 +195,7 @@ public record SilverEntity(
         deleteOps == null ? List.of("d", "delete") : List.copyOf(deleteOps), eventTimeField, schema,
         TableName.parse(reader, "table"), reader.positiveLong("buckets"), formatVersion(reader), deleteMode, history,
         reader.oneOf("schema-evolution", SchemaEvolution.class), reader.positiveDuration("trigger"),
-        reader.positiveLong("max-rows-per-trigger"), reader.ratio("max-quarantine-ratio"), reader.prefix());
+        reader.positiveLong("max-rows-per-trigger"), reader.positiveLong("max-files-per-trigger"), reader.ratio("max-quarantine-ratio"), reader.prefix());
   }
 
   /** Iceberg format versions a silver table can be created with. */

@@ -54,7 +54,7 @@ public record TributaryConfig(
 
   static final String ROOT = "tributary";
   static final Set<String> KEYS =
-      Set.of("app-name", "catalog", "kafka", "checkpoint-location", "spark", "bronze", "silver", "gold",
+      Set.of("app-name", "format", "catalog", "kafka", "checkpoint-location", "spark", "bronze", "silver", "gold",
       "maintenance", "schema-registry");
 
   /** Loads and validates a config file; throws {@link InvalidConfigException} naming every bad key. */
@@ -115,6 +115,7 @@ public record TributaryConfig(
       root.rejectUnknownKeys(KEYS);
       // Read in file order, so that problems are listed the way the file reads.
       String appName = root.string("app-name");
+      root.oneOf("format", TableFormat.class); // each layer reads its own, which defaults to this one
       CatalogConfig catalog = CatalogConfig.read(root.child("catalog"));
       KafkaConfig kafka = KafkaConfig.read(root.child("kafka"));
       String checkpoints = root.location("checkpoint-location");
@@ -155,7 +156,13 @@ public record TributaryConfig(
           }
         }
       }
-      if (config.bronze().format() == TableFormat.DELTA && config.catalog().deltaWarehouse() == null) {
+      if (config.bronze().format() == TableFormat.DELTA && !silver.databases().isEmpty()) {
+        root.problem("bronze.format", "delta does not cover silver's database blocks yet (databases: "
+            + String.join(", ", new java.util.TreeSet<>(silver.databases().keySet()))
+            + "): they read an Iceberg bronze table");
+      }
+      if ((config.bronze().format() == TableFormat.DELTA || config.silver().format() == TableFormat.DELTA)
+          && config.catalog().deltaWarehouse() == null) {
         root.problem("catalog.delta-warehouse", "is missing: Delta tables need it when the catalog has no warehouse");
       }
     } catch (ConfigException e) {

@@ -40,7 +40,16 @@ public final class SilverCheckpoints {
 
   /** The checkpoint the config names for the entity: where its first stream runs. */
   public static String configured(TributaryConfig config, SilverEntity entity) {
-    return config.checkpointFor("silver", TableFormat.ICEBERG, entity.table());
+    return config.checkpointFor(layer(config), config.silver().format(), entity.table());
+  }
+
+  /**
+   * The layer's folder: {@code silver}, or {@code silver-from-delta} when bronze's format is not silver's. A stream's
+   * offsets are positions in bronze's format, and the table is silver's: switching either starts a new stream.
+   */
+  private static String layer(TributaryConfig config) {
+    return config.bronze().format() == config.silver().format() ? "silver"
+        : "silver-from-" + io.tributary.common.config.ConfigNames.of(config.bronze().format());
   }
 
   /** The checkpoint of a database block's one stream. */

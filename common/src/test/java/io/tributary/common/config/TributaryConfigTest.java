@@ -88,6 +88,31 @@ class TributaryConfigTest {
   }
 
   @Test
+  void oneFormatForTheWholeLakehouseAndALayersOwnWins() {
+    TributaryConfig delta = parse(with("tributary.format = delta"));
+    assertThat(delta.bronze().format()).isEqualTo(TableFormat.DELTA);
+    assertThat(delta.silver().format()).isEqualTo(TableFormat.DELTA);
+    TributaryConfig mixed = parse(with("tributary.format = delta\ntributary.bronze.format = iceberg"));
+    assertThat(mixed.bronze().format()).isEqualTo(TableFormat.ICEBERG);
+    assertThat(mixed.silver().format()).isEqualTo(TableFormat.DELTA);
+    assertThat(parse(VALID).silver().format()).isEqualTo(TableFormat.ICEBERG);
+    assertRejected(with("tributary.silver.format = orc"),
+        "tributary.silver.format: must be one of iceberg, delta; got 'orc'");
+  }
+
+  @Test
+  void refusesDeltaForDatabaseBlocksWhichAreIcebergOnlyForNow() {
+    String database = "\ntributary.silver.databases.shop { source = bronze.events, table = \"silver.shop_{table}\","
+        + " topics = \"shop\\\\..*\" }";
+    assertRejected(with("tributary.silver.format = delta" + database),
+        "tributary.silver.format: delta does not cover database blocks yet (databases: shop); keep silver.format ="
+            + " iceberg for them");
+    assertRejected(with("tributary.bronze.format = delta" + database),
+        "tributary.bronze.format: delta does not cover silver's database blocks yet (databases: shop): they read an"
+            + " Iceberg bronze table");
+  }
+
+  @Test
   void rejectsAnUnknownCatalogType() {
     assertRejected(with("tributary.catalog.type = nessie"),
         "tributary.catalog.type: must be one of hadoop, hive, rest, jdbc, glue; got 'nessie'");
@@ -196,8 +221,8 @@ class TributaryConfigTest {
         "tributary.silver.databases.shop.tables.\"public.a\".trigger: is set for the whole database"
             + " (tributary.silver.databases.shop.trigger): its tables share one stream",
         "tributary.silver.databases.shop.tables.\"public.a\".histroy: is not a known setting (known: buckets,"
-            + " decoder, delete-mode, delete-ops, event-time-field, format-version, history, key, max-quarantine-ratio,"
-            + " max-rows-per-trigger, op-field, schema, schema-evolution, sequence, source, table, trigger)");
+            + " decoder, delete-mode, delete-ops, event-time-field, format-version, history, key,"
+            + " max-files-per-trigger, max-quarantine-ratio, max-rows-per-trigger, op-field, schema, schema-evolution, sequence, source, table, trigger)");
     assertRejected(with(database.formatted("silver.{table}", ", tables { \"public.a\" { table = silver.t },"
             + " \"public.b\" { table = silver.t }, \"public.events\" { table = bronze.events } }")),
         "tributary.silver.databases.shop.tables.\"public.b\": table silver.t is already the table of"

@@ -1,0 +1,101 @@
+package io.tributary.silver;
+
+import io.tributary.common.config.SilverEntity;
+import io.tributary.common.config.TableFormat;
+import io.tributary.common.lakehouse.TableAddress;
+import java.util.Optional;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.spark.Spark3Util;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
+/** A bronze table as silver reads it, in either format: whether it exists, its newest records, its stream. */
+final class BronzeFeed {
+  private final SparkSession spark;
+  private final TableAddress address;
+
+  BronzeFeed(SparkSession spark, TableAddress address) {
+    this.spark = spark;
+    this.address = address;
+  }
+
+  TableFormat format() {
+    return address.format();
+  }
+
+  /** The name SQL statements use. */
+  String name() {
+    return address.sqlName();
+  }
+
+  /** The name for people: the catalog name, or the session catalog's name of a Delta table. */
+  @Override
+  public String toString() {
+    return address.toString();
+  }
+
+  boolean exists() {
+    return SilverTables.exists(spark, address);
+  }
+
+  /** The Iceberg table (an Iceberg bronze only: its snapshots drive a new stream's initial load). */
+  Table iceberg() {
+    try {
+      return Spark3Util.loadIcebergTable(spark, address.sqlName());
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot load " + address + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The newest records: in Iceberg the rows bronze's latest append added; in Delta (whose log would have to be read
+   * file by file for that) the rows of the newest minute of Kafka time. Empty when bronze has no data yet.
+   */
+  Optional<Dataset<Row>> newestRecords() {
+    if (address.format() == TableFormat.DELTA) {
+      Dataset<Row> rows = spark.read().format("delta").load(address.deltaPath());
+      Row newest = rows.selectExpr("max(kafka_timestamp)").first();
+      return newest.isNullAt(0) ? Optional.empty() : Optional.of(rows.where(org.apache.spark.sql.functions
+          .col("kafka_timestamp").geq(org.apache.spark.sql.functions.lit(newest.getTimestamp(0))
+              .minus(org.apache.spark.sql.functions.expr("INTERVAL 1 MINUTE")))));
+    }
+    Table table = iceberg();
+    for (Snapshot snapshot = table.currentSnapshot(); snapshot != null;
+        snapshot = snapshot.parentId() == null ? null : table.snapshot(snapshot.parentId())) {
+      if ("append".equals(snapshot.operation())) {
+        return Optional.of(snapshot.parentId() == null
+            ? spark.sql("SELECT * FROM " + name() + " VERSION AS OF " + snapshot.snapshotId())
+            : spark.read().format("iceberg").option("start-snapshot-id", snapshot.parentId())
+                .option("end-snapshot-id", snapshot.snapshotId()).load(name()));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Bronze as a stream of the entity's new rows. Iceberg: from where the checkpoint starts (a new stream's initial
+   * load wrote that start), at most {@code max-rows-per-trigger} rows per batch. Delta: a new stream reads the whole
+   * table as of its start first, then each later commit, at most {@code max-files-per-trigger} files per batch.
+   *
+   * <p>Both pass over commits that add no records (compaction) and over commits that rewrite or delete rows (a
+   * correction or an erasure in bronze): silver does not follow those incrementally; a rebuild from bronze does.
+   */
+  Dataset<Row> stream(SilverEntity entity) {
+    if (address.format() == TableFormat.DELTA) {
+      return spark.readStream().format("delta").option("skipChangeCommits", "true")
+          .option("maxFilesPerTrigger", String.valueOf(entity.maxFilesPerTrigger())).load(address.deltaPath());
+    }
+    return spark.readStream().format("iceberg")
+        .option("streaming-skip-overwrite-snapshots", "true")
+        .option("streaming-skip-delete-snapshots", "true")
+        .option("streaming-max-rows-per-micro-batch", String.valueOf(entity.maxRowsPerTrigger()))
+        .load(name());
+  }
+
+  /** Whether this is a Delta table whose stream is planned by Delta from the table's log alone. */
+  boolean startsFromItsSnapshot() {
+    return address.format() == TableFormat.DELTA;
+  }
+}

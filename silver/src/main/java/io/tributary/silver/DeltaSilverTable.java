@@ -1,0 +1,168 @@
+package io.tributary.silver;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.delta.tables.DeltaTable;
+import io.tributary.common.config.TableFormat;
+import io.tributary.common.lakehouse.TableAddress;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.delta.DeltaLog;
+import org.apache.spark.sql.delta.Snapshot;
+import org.apache.spark.sql.types.StructType;
+import scala.Option;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * A silver table in Delta Lake. A batch's commit is made idempotent by Delta itself: it carries the stream's id as
+ * transaction application id and the batch number plus one as transaction version (Delta skips a write whose version
+ * it has recorded for that application, and counts a missing one as -1, hence the plus one). That version is also
+ * how a batch is known to be committed, without reading the table's history. The commit's user metadata records the
+ * stream, the batch and where in bronze it ended, which tells a replay (same end) from a batch planned again over
+ * another range (a checkpoint behind its table): that one is applied again, without the transaction identifiers,
+ * which would have Delta skip it.
+ */
+final class DeltaSilverTable implements SilverTable {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  static final String USER_METADATA = "spark.databricks.delta.commitInfo.userMetadata";
+  static final String TXN_APP_ID = "spark.databricks.delta.write.txnAppId";
+  static final String TXN_VERSION = "spark.databricks.delta.write.txnVersion";
+  /** Commits read back first when looking for a batch's commit; the whole history only when they lack it. */
+  private static final int RECENT = 100;
+
+  private final SparkSession spark;
+  private final TableAddress address;
+  private final DeltaLog log;
+  private Snapshot snapshot;
+
+  DeltaSilverTable(SparkSession spark, TableAddress address) {
+    this.spark = spark;
+    this.address = address;
+    if (!DeltaTable.isDeltaTable(spark, address.deltaPath())) {
+      throw new IllegalStateException("cannot load " + address + ": no Delta table at " + address.deltaPath());
+    }
+    this.log = DeltaLog.forTable(spark, address.deltaPath());
+    refresh();
+  }
+
+  @Override
+  public String name() {
+    return address.sqlName();
+  }
+
+  @Override
+  public TableFormat format() {
+    return TableFormat.DELTA;
+  }
+
+  @Override
+  public void refresh() {
+    snapshot = log.update(false, Option.empty(), Option.empty());
+  }
+
+  @Override
+  public Map<String, String> properties() {
+    return CollectionConverters.asJava(snapshot.metadata().configuration());
+  }
+
+  @Override
+  public void setProperty(String key, String value) {
+    spark.sql("ALTER TABLE " + name() + " SET TBLPROPERTIES (" + JsonFields.literal(key) + " = "
+        + JsonFields.literal(value) + ")");
+    refresh();
+  }
+
+  @Override
+  public StructType schema() {
+    return snapshot.metadata().schema();
+  }
+
+  /** The newest batch of the stream: the transaction version Delta recorded for it, less one. */
+  @Override
+  public java.util.OptionalLong newestBatch(String streamId) {
+    Option<Object> version = snapshot.transactions().get(streamId);
+    return version.isDefined() ? java.util.OptionalLong.of(((Long) version.get()) - 1) : java.util.OptionalLong.empty();
+  }
+
+  @Override
+  public Optional<BatchCommit> newestCommit(String streamId) {
+    java.util.OptionalLong batch = newestBatch(streamId);
+    if (batch.isEmpty()) {
+      return Optional.empty();
+    }
+    // The history may have been cleaned of that commit (log retention): the batch number alone still holds.
+    return Optional.of(commitOf(streamId, batch.getAsLong())
+        .orElse(new BatchCommit(-1, batch.getAsLong(), Optional.empty())));
+  }
+
+  @Override
+  public Optional<BatchCommit> commitOf(String streamId, long batchId) {
+    DeltaTable delta = DeltaTable.forPath(spark, address.deltaPath());
+    Optional<BatchCommit> recent = find(delta.history(RECENT), streamId, batchId);
+    return recent.isPresent() ? recent : find(delta.history(), streamId, batchId);
+  }
+
+  private static Optional<BatchCommit> find(Dataset<Row> history, String streamId, long batchId) {
+    List<Row> commits = history.select("version", "userMetadata")
+        .orderBy(org.apache.spark.sql.functions.col("version").desc()).collectAsList();
+    for (Row commit : commits) {
+      Map<String, String> recorded = metadata(commit.isNullAt(1) ? null : commit.getString(1));
+      if (streamId.equals(recorded.get(CommittedBatches.STREAM_ID))
+          && String.valueOf(batchId).equals(recorded.get(CommittedBatches.BATCH_ID))) {
+        return Optional.of(new BatchCommit(commit.getLong(0), batchId,
+            Optional.ofNullable(recorded.get(CommittedBatches.BRONZE_END))));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** A commit's user metadata as Tributary wrote it; empty for another writer's (maintenance, a user's). */
+  private static Map<String, String> metadata(String text) {
+    if (text == null || !text.contains(CommittedBatches.STREAM_ID)) {
+      return Map.of();
+    }
+    try {
+      Map<String, String> values = new TreeMap<>();
+      JSON.readTree(text).fields().forEachRemaining(field -> values.put(field.getKey(), field.getValue().asText()));
+      return values;
+    } catch (JsonProcessingException e) {
+      return Map.of();
+    }
+  }
+
+  @Override
+  public <T> T commit(Map<String, String> commit, Callable<T> statement) throws Exception {
+    String streamId = commit.get(CommittedBatches.STREAM_ID);
+    long batchId = Long.parseLong(commit.get(CommittedBatches.BATCH_ID));
+    refresh();
+    // A batch applied again over another range must not be skipped by Delta as the same transaction.
+    boolean idempotent = newestBatch(streamId).orElse(Long.MIN_VALUE) < batchId;
+    spark.conf().set(USER_METADATA, JSON.writeValueAsString(new TreeMap<>(commit)));
+    if (idempotent) {
+      spark.conf().set(TXN_APP_ID, streamId);
+      spark.conf().set(TXN_VERSION, String.valueOf(batchId + 1));
+    }
+    try {
+      return statement.call();
+    } finally {
+      spark.conf().unset(USER_METADATA);
+      spark.conf().unset(TXN_APP_ID);
+      spark.conf().unset(TXN_VERSION);
+      refresh();
+    }
+  }
+
+  @Override
+  public void append(Dataset<Row> rows, Map<String, String> commit) throws Exception {
+    commit(commit, () -> {
+      rows.write().format("delta").mode("append").save(address.deltaPath());
+      return null;
+    });
+  }
+}

@@ -1,0 +1,33 @@
+package io.tributary.silver;
+
+import io.tributary.common.config.TableFormat;
+import io.tributary.common.config.TableName;
+import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.TableAddress;
+import io.tributary.common.lakehouse.Tables;
+
+/** Where silver finds its tables: bronze's in bronze's format, its own (entities and quarantine) in silver's. */
+record SilverLayout(Tables tables, TableFormat bronzeFormat, TableFormat silverFormat) {
+
+  /** Bronze and silver in Iceberg: a rebuild's shadow tables. */
+  static SilverLayout iceberg(io.tributary.common.config.CatalogConfig catalog) {
+    return new SilverLayout(new Tables(catalog), TableFormat.ICEBERG, TableFormat.ICEBERG);
+  }
+
+  static SilverLayout of(TributaryConfig config) {
+    return new SilverLayout(new Tables(config.catalog()), config.bronze().format(), config.silver().format());
+  }
+
+  TableAddress bronze(TableName table) {
+    return TableAddress.of(tables, table, bronzeFormat);
+  }
+
+  TableAddress silver(TableName table) {
+    return TableAddress.of(tables, table, silverFormat);
+  }
+
+  /** The catalog of Iceberg tables. */
+  String catalog() {
+    return tables.catalogName();
+  }
+}

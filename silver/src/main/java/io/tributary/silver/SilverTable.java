@@ -1,0 +1,69 @@
+package io.tributary.silver;
+
+import io.tributary.common.config.TableFormat;
+import io.tributary.common.lakehouse.TableAddress;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * A silver or quarantine table as a stream's batches read and commit it, in either table format: its properties
+ * (the truncates seen, the key, the owning checkpoint), its columns, the stream commits it holds, and the one
+ * statement of a batch that commits as that batch.
+ */
+interface SilverTable {
+  /** The name SQL statements use. */
+  String name();
+
+  TableFormat format();
+
+  /** Reads the table's current state again: properties, schema and commits as of now. */
+  void refresh();
+
+  /** The table's properties as of the last {@link #refresh()}. */
+  Map<String, String> properties();
+
+  /** Sets one property, in a commit of its own. */
+  void setProperty(String key, String value);
+
+  /** The table's columns as of the last {@link #refresh()}, Tributary's included. */
+  StructType schema();
+
+  /** The batch of the newest commit stream {@code streamId} made to the table; cheaper than its commit. */
+  java.util.OptionalLong newestBatch(String streamId);
+
+  /** The newest commit in the table's current history made by stream {@code streamId}. */
+  Optional<BatchCommit> newestCommit(String streamId);
+
+  /** The newest commit of batch {@code batchId} of stream {@code streamId} in the table's current history. */
+  Optional<BatchCommit> commitOf(String streamId, long batchId);
+
+  /**
+   * Runs the batch's writing statement so that its commit records {@code commit} ({@link CommittedBatches#properties}):
+   * Iceberg in the snapshot summary, Delta in the commit's user metadata and its transaction identifiers.
+   */
+  <T> T commit(Map<String, String> commit, Callable<T> statement) throws Exception;
+
+  /** Appends rows as the batch's commit. */
+  void append(Dataset<Row> rows, Map<String, String> commit) throws Exception;
+
+  /**
+   * One stream commit the table holds.
+   *
+   * @param version the table version it made (an Iceberg snapshot id, a Delta version)
+   * @param bronzeEnd where in bronze the batch ended, when the commit recorded it
+   */
+  record BatchCommit(long version, long batchId, Optional<String> bronzeEnd) {}
+
+  /** The table at {@code address}, which must exist. */
+  static SilverTable open(SparkSession spark, TableAddress address) {
+    return switch (address.format()) {
+      case ICEBERG -> IcebergSilverTable.load(spark, address.sqlName());
+      case DELTA -> new DeltaSilverTable(spark, address);
+    };
+  }
+}
