@@ -2,16 +2,22 @@ package io.tributary.benchmarks;
 
 import io.tributary.bronze.BronzeIngestJob;
 import io.tributary.common.cli.Arguments;
+import io.tributary.common.config.ConfigNames;
+import io.tributary.common.config.TableFormat;
+import io.tributary.common.config.TableName;
 import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.Tables;
 import io.tributary.silver.SchemaRegistryStandIn;
 import io.tributary.silver.SilverMergeJob;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
-import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -26,7 +32,7 @@ import org.apache.spark.sql.SparkSession;
  * <p>Then {@code small-batches} batches of 1,000 changes, each merged by its own run: the cost of a small batch.
  *
  * <p>Run with {@code bin/tributary bench-silver [--keys N] [--changes N] [--max-rows-per-trigger N]
- * [--encodings json,avro] [--small-batches N]}; with both encodings the same changes also go through the Avro decoder ({@link
+ * [--encodings json,avro] [--formats iceberg,delta] [--small-batches N]}; with both encodings the same changes also go through the Avro decoder ({@link
  * AvroChangeEvents}), each entity timed alone.
  */
 public final class SilverBenchmark {
@@ -69,13 +75,15 @@ public final class SilverBenchmark {
 
   public static void main(String[] args) throws Exception {
     Arguments options = BenchmarkWorkspace.arguments("bench-silver", args,
-        Set.of("keys", "changes", "max-rows-per-trigger", "encodings", "small-batches"), """
+        Set.of("keys", "changes", "max-rows-per-trigger", "encodings", "formats", "small-batches"), """
         Silver merge throughput against the ceiling of the same read, parse and append without a merge; the initial
         load; small batches.
           --keys N                   keys in the table (default 1000000)
           --changes N                changes merged (default 1000000)
           --max-rows-per-trigger N   batch size (default 500000)
           --encodings L              json, avro or both: json,avro (default json)
+          --formats L                the silver table's format: iceberg, delta or both: iceberg,delta
+                                     (default iceberg)
           --small-batches N          small batches timed after the large ones (default 21)
         """);
     long keys = BenchmarkWorkspace.positive(options, "keys", "1000000");
@@ -83,6 +91,7 @@ public final class SilverBenchmark {
     long maxRows = BenchmarkWorkspace.positive(options, "max-rows-per-trigger", "500000");
     long smallBatches = BenchmarkWorkspace.positive(options, "small-batches", "21");
     List<Encoding> encodings = encodings(options.value("encodings").orElse("json"));
+    List<TableFormat> formats = formats(options.value("formats").orElse("iceberg"));
     // Confluent's registry is not served here: the tests' stand-in answers the Confluent REST API on 127.0.0.1.
     // The decoder fetches each schema id once and caches it, so the registry is off the measured path.
     try (SchemaRegistryStandIn registry = new SchemaRegistryStandIn();
@@ -92,9 +101,23 @@ public final class SilverBenchmark {
                 + "schema-registry.url = \"" + registry.url() + "\"")) {
       AvroChangeEvents avro = new AvroChangeEvents(registry.register(AvroChangeEvents.KEY_SCHEMA),
           registry.register(AvroChangeEvents.VALUE_SCHEMA));
-      workspace.report(new SilverBenchmark(workspace, avro, maxRows).run(keys, changes, encodings, smallBatches));
+      workspace.report(new SilverBenchmark(workspace, avro, maxRows).run(keys, changes, encodings, formats,
+          smallBatches));
     }
     System.exit(0);
+  }
+
+  private static List<TableFormat> formats(String text) {
+    List<TableFormat> formats = new ArrayList<>();
+    for (String name : text.split(",")) {
+      try {
+        formats.add(TableFormat.valueOf(name.strip().toUpperCase(Locale.ROOT)));
+      } catch (IllegalArgumentException e) {
+        System.err.println("'bench-silver': --formats takes iceberg, delta or iceberg,delta; got '" + text + "'");
+        System.exit(2);
+      }
+    }
+    return List.copyOf(new java.util.LinkedHashSet<>(formats));
   }
 
   private static List<Encoding> encodings(String text) {
@@ -120,18 +143,54 @@ public final class SilverBenchmark {
     return written;
   }
 
-  /** The config of one encoding's entity alone, so that each is timed on its own. */
-  private TributaryConfig config(Encoding encoding) {
-    String columns = encoding == Encoding.JSON ? ", key = [id], schema = \"" + SCHEMA + "\"" : "";
-    return workspace.config("silver.entities." + encoding.entity + " { source = \"" + encoding.bronze + "\","
-        + " decoder = debezium-" + encoding.name().toLowerCase(Locale.ROOT) + ", table = \"silver." + encoding.entity
-        + "\", max-rows-per-trigger = " + maxRows + columns + " }");
+  /** One measured entity: an encoding of the changes, merged into a silver table of one format. */
+  record Variant(Encoding encoding, TableFormat format) {
+    String entity() {
+      return encoding.entity + (format == TableFormat.DELTA ? "_delta" : "");
+    }
+
+    @Override
+    public String toString() {
+      return encoding + (format == TableFormat.DELTA ? " into Delta" : "");
+    }
   }
 
-  /** What one encoding's entity did. */
-  private record Measured(Encoding encoding, long loadMillis, Rate merge, Rate mergeWall, long snapshotsBefore) {}
+  /** The config of one variant's entity alone, so that each is timed on its own. */
+  private TributaryConfig config(Variant variant) {
+    String columns = variant.encoding() == Encoding.JSON ? ", key = [id], schema = \"" + SCHEMA + "\"" : "";
+    return workspace.config("silver.format = " + ConfigNames.of(variant.format()) + "\n"
+        + "silver.entities." + variant.entity() + " { source = \"" + variant.encoding().bronze + "\","
+        + " decoder = debezium-" + variant.encoding().name().toLowerCase(Locale.ROOT) + ", table = \"silver."
+        + variant.entity() + "\", max-rows-per-trigger = " + maxRows + columns + " }");
+  }
 
-  private String run(long keys, long changes, List<Encoding> encodings, long smallBatches) throws Exception {
+  /** The SQL name of a variant's silver table. */
+  private String silver(Variant variant) {
+    TributaryConfig config = config(variant);
+    return new Tables(config.catalog()).sqlName(new TableName("silver", variant.entity()), variant.format());
+  }
+
+  /** The commits a variant's table holds: Iceberg snapshots, Delta versions. */
+  private long commits(Variant variant) {
+    return variant.format() == TableFormat.DELTA ? deltaHistory(variant).count()
+        : spark.table(silver(variant) + ".snapshots").count();
+  }
+
+  private Dataset<Row> deltaHistory(Variant variant) {
+    TributaryConfig config = config(variant);
+    return io.delta.tables.DeltaTable.forPath(spark, new Tables(config.catalog()).deltaPath(new TableName("silver",
+        variant.entity()))).history();
+  }
+
+  /** What one variant's entity did. */
+  private record Measured(Variant variant, long loadMillis, Rate merge, Rate mergeWall, long commitsBefore) {}
+
+  private String run(long keys, long changes, List<Encoding> encodings, List<TableFormat> formats, long smallBatches)
+      throws Exception {
+    List<Variant> variants = new ArrayList<>();
+    for (TableFormat format : formats) {
+      encodings.forEach(encoding -> variants.add(new Variant(encoding, format)));
+    }
     ProgressCollector progress = new ProgressCollector();
     spark.streams().addListener(progress);
     new BronzeIngestJob(spark, workspace.config()).createTables();
@@ -140,14 +199,14 @@ public final class SilverBenchmark {
     for (Encoding encoding : written(encodings)) {
       appendToBronze(encoding, snapshot(keys), 0);
     }
-    Map<Encoding, Long> loads = new EnumMap<>(Encoding.class);
-    Map<Encoding, Long> snapshotsBefore = new EnumMap<>(Encoding.class);
-    for (Encoding encoding : encodings) {
+    Map<Variant, Long> loads = new HashMap<>();
+    Map<Variant, Long> commitsBefore = new HashMap<>();
+    for (Variant variant : variants) {
       long loadStart = System.nanoTime();
-      new SilverMergeJob(spark, config(encoding)).runUntilCaughtUp();
-      loads.put(encoding, (System.nanoTime() - loadStart) / 1_000_000);
-      System.out.printf("   %s silver initial load: %,d ms%n", encoding, loads.get(encoding));
-      snapshotsBefore.put(encoding, spark.table(encoding.silver() + ".snapshots").count());
+      new SilverMergeJob(spark, config(variant)).runUntilCaughtUp();
+      loads.put(variant, (System.nanoTime() - loadStart) / 1_000_000);
+      System.out.printf("   %s silver initial load: %,d ms%n", variant, loads.get(variant));
+      commitsBefore.put(variant, commits(variant));
     }
 
     System.out.printf("== bronze: %,d changes (65%% inserts, 30%% updates, 5%% deletes)%n", changes);
@@ -155,11 +214,11 @@ public final class SilverBenchmark {
       appendToBronze(encoding, changes(keys, 0, changes), keys);
     }
     List<Measured> measured = new ArrayList<>();
-    for (Encoding encoding : encodings) {
-      String query = "silver-" + encoding.entity;
+    for (Variant variant : variants) {
+      String query = "silver-" + variant.entity();
       int batchesBefore = progress.batches(query).size();
       long mergeStart = System.nanoTime();
-      new SilverMergeJob(spark, config(encoding)).runUntilCaughtUp();
+      new SilverMergeJob(spark, config(variant)).runUntilCaughtUp();
       long mergeMillis = (System.nanoTime() - mergeStart) / 1_000_000;
       List<ProgressCollector.Batch> batches = progress.batches(query);
       // The changes over the batches' trigger time: a batch's numInputRows counts every scan of its input, and the
@@ -167,12 +226,13 @@ public final class SilverBenchmark {
       Rate scanned = Rate.of(batches.subList(batchesBefore, batches.size()));
       Rate merge = new Rate(changes, scanned.millis(), scanned.batches());
       Rate mergeWall = new Rate(changes, mergeMillis, merge.batches());
-      System.out.printf("   %s merge: %s changes/s over %d batches (%s including start and stop)%n", encoding,
+      System.out.printf("   %s merge: %s changes/s over %d batches (%s including start and stop)%n", variant,
           merge.formatted(), merge.batches(), mergeWall.formatted());
-      measured.add(new Measured(encoding, loads.get(encoding), merge, mergeWall, snapshotsBefore.get(encoding)));
+      measured.add(new Measured(variant, loads.get(variant), merge, mergeWall, commitsBefore.get(variant)));
     }
 
-    List<ProgressCollector.Batch> small = smallBatches(progress, encodings, keys, changes, smallBatches);
+    Map<Variant, List<ProgressCollector.Batch>> small = smallBatches(progress, encodings, variants, keys, changes,
+        smallBatches);
 
     System.out.println("== ceiling: read the same bronze rows, parse, append the after images to a plain table");
     long ceilingStart = System.nanoTime();
@@ -186,20 +246,22 @@ public final class SilverBenchmark {
     StringBuilder text = new StringBuilder();
     text.append("# Silver merge throughput, ").append(LocalDateTime.now().withNano(0)).append("\n\n");
     text.append(String.format("Machine: %d cores, Java %s, Spark master %s. Command: `bin/tributary bench-silver"
-        + " --keys %d --changes %d --max-rows-per-trigger %d --encodings %s`.%n%n",
+        + " --keys %d --changes %d --max-rows-per-trigger %d --encodings %s --formats %s --small-batches %d`.%n%n",
         Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), spark.sparkContext().master(),
-        keys, changes, maxRows, String.join(",", encodings.stream().map(e -> e.name().toLowerCase(Locale.ROOT))
-            .toList())));
+        keys, changes, maxRows, String.join(",", encodings.stream().map(ConfigNames::of).toList()),
+        String.join(",", formats.stream().map(ConfigNames::of).toList()), smallBatches));
     text.append("Spark settings (conf/application.conf, as `bin/tributary` runs): ").append(workspace.sparkSettings())
         .append(".\n\n");
     text.append(String.format("A silver table of %,d keys (initial load of a snapshot), then %,d Debezium changes"
         + " (65%% inserts, 30%% updates, 5%% deletes) merged with `--once`. JSON: the JSON converter without"
         + " schemas, columns written in the entity. Avro: the Avro converter's wire format (schema ids from a"
         + " Confluent-compatible registry: the tests' stand-in, fetched once per id), columns and key from the"
-        + " stream. Each encoding runs alone, in the order listed, in one JVM.%n%n", keys, changes));
+        + " stream. Bronze is Iceberg; each silver table is Iceberg (format 3, bucket(8, id)) or Delta (deletion"
+        + " vectors, not partitioned), as Tributary creates them. Each variant runs alone, in the order listed, in"
+        + " one JVM.%n%n", keys, changes));
     text.append("| measure | rate | note |\n|---|---:|---|\n");
     for (Measured run : measured) {
-      String name = run.encoding() == Encoding.JSON ? "JSON" : "Avro";
+      String name = run.variant().toString();
       text.append(String.format("| %s initial load | %,.0f rows/s | %,d ms |%n", name,
           keys * 1000.0 / run.loadMillis(), run.loadMillis()));
       text.append(String.format("| %s merge (micro-batches) | %s changes/s | %d batches, %,d ms in triggers;"
@@ -210,53 +272,82 @@ public final class SilverBenchmark {
     }
     text.append(String.format("| ceiling: parse JSON and append, no merge | %s rows/s | %,d ms |%n",
         ceiling.formatted(), ceiling.millis()));
-    if (!small.isEmpty()) {
-      text.append(String.format("| %s batch of %,d changes, median of %d | %,d ms trigger | %,d ms of it in the"
-          + " batch (decode, checks, merge, commit); slowest %,d ms; target <= 1,500 ms: %s |%n",
-          encodings.get(0), SMALL_BATCH, small.size(), median(small, ProgressCollector.Batch::millis),
-          median(small, ProgressCollector.Batch::sinkMillis),
-          small.stream().mapToLong(ProgressCollector.Batch::millis).max().orElse(0),
-          median(small, ProgressCollector.Batch::millis) <= 1500 ? "met" : "NOT met"));
-    }
+    small.forEach((variant, batches) -> text.append(String.format("| %s batch of %,d changes, median of %d | %,d ms"
+        + " trigger | %,d ms of it in the batch (decode, checks, merge, commit); slowest %,d ms; target <= 1,500 ms:"
+        + " %s |%n", variant, SMALL_BATCH, batches.size(), median(batches, ProgressCollector.Batch::millis),
+        median(batches, ProgressCollector.Batch::sinkMillis),
+        batches.stream().mapToLong(ProgressCollector.Batch::millis).max().orElse(0),
+        median(batches, ProgressCollector.Batch::millis) <= 1500 ? "met" : "NOT met")));
     Measured first = measured.get(0);
     text.append(String.format("%nMerge / ceiling (%s): %.2f. Target: >= 100,000 changes/s: %s.%n",
-        first.encoding(), first.merge().perSecond() / ceiling.perSecond(),
+        first.variant(), first.merge().perSecond() / ceiling.perSecond(),
         first.merge().perSecond() >= 100_000 ? "met" : "NOT met"));
-    if (measured.size() == 2) {
-      Measured json = measured.stream().filter(run -> run.encoding() == Encoding.JSON).findFirst().orElseThrow();
-      Measured avroRun = measured.stream().filter(run -> run.encoding() == Encoding.AVRO).findFirst().orElseThrow();
-      text.append(String.format("Avro / JSON: merge %.2f, initial load %.2f (rates; above 1, Avro is faster).%n",
-          avroRun.merge().perSecond() / json.merge().perSecond(),
-          (double) json.loadMillis() / avroRun.loadMillis()));
+    for (Encoding encoding : encodings) {
+      Optional<Measured> iceberg = measuredOf(measured, new Variant(encoding, TableFormat.ICEBERG));
+      Optional<Measured> delta = measuredOf(measured, new Variant(encoding, TableFormat.DELTA));
+      if (iceberg.isPresent() && delta.isPresent()) {
+        text.append(String.format("%s, Delta / Iceberg: merge %.2f, initial load %.2f (rates; target for the merge:"
+            + " Delta within 1.5x of Iceberg, at least 0.67: %s).%n", encoding,
+            delta.get().merge().perSecond() / iceberg.get().merge().perSecond(),
+            (double) iceberg.get().loadMillis() / delta.get().loadMillis(),
+            delta.get().merge().perSecond() / iceberg.get().merge().perSecond() >= 1 / 1.5 ? "met" : "NOT met"));
+      }
+    }
+    for (TableFormat format : formats) {
+      Optional<Measured> json = measuredOf(measured, new Variant(Encoding.JSON, format));
+      Optional<Measured> avroRun = measuredOf(measured, new Variant(Encoding.AVRO, format));
+      if (json.isPresent() && avroRun.isPresent()) {
+        text.append(String.format("Avro / JSON%s: merge %.2f, initial load %.2f (rates; above 1, Avro is faster).%n",
+            format == TableFormat.DELTA ? " (Delta)" : "", avroRun.get().merge().perSecond()
+                / json.get().merge().perSecond(), (double) json.get().loadMillis() / avroRun.get().loadMillis()));
+      }
     }
     text.append('\n');
     for (Measured run : measured) {
-      Row files = spark.sql("SELECT avg(CAST(summary['added-data-files'] AS BIGINT)),"
-          + " avg(coalesce(CAST(summary['added-delete-files'] AS BIGINT), 0)), count(*) FROM"
-          + " (SELECT * FROM " + run.encoding().silver() + ".snapshots ORDER BY committed_at OFFSET "
-          + run.snapshotsBefore() + ")").first();
-      Row table = spark.sql("SELECT count(*), count_if(NOT _is_deleted) FROM " + run.encoding().silver()).first();
-      text.append(String.format("%s: commits of the change phase: %d; per commit on average %.1f data files and %.1f"
-          + " delete files added. Final table: %,d rows, %,d live. %s%n", run.encoding(), files.getLong(2),
-          files.isNullAt(0) ? 0 : files.getDouble(0), files.isNullAt(1) ? 0 : files.getDouble(1), table.getLong(0),
-          table.getLong(1), verify(run.encoding())));
+      text.append(String.format("%s: %s Final table: %,d rows, %,d live. %s%n", run.variant(), commitStats(run),
+          spark.sql("SELECT count(*) FROM " + silver(run.variant())).first().getLong(0),
+          spark.sql("SELECT count_if(NOT _is_deleted) FROM " + silver(run.variant())).first().getLong(0),
+          verify(run.variant())));
     }
     return text.toString();
   }
 
+  private static Optional<Measured> measuredOf(List<Measured> measured, Variant variant) {
+    return measured.stream().filter(run -> run.variant().equals(variant)).findFirst();
+  }
+
+  /** The commits of the change phase and what each added on average. */
+  private String commitStats(Measured run) {
+    if (run.variant().format() == TableFormat.DELTA) {
+      Row files = deltaHistory(run.variant()).where("version >= " + run.commitsBefore())
+          .selectExpr("avg(CAST(operationMetrics['numTargetFilesAdded'] AS BIGINT))",
+              "avg(CAST(operationMetrics['numTargetDeletionVectorsAdded'] AS BIGINT))", "count(*)").first();
+      return String.format("commits of the change phase: %d; per commit on average %.1f data files and %.1f"
+          + " deletion vectors added.", files.getLong(2), files.isNullAt(0) ? 0 : files.getDouble(0),
+          files.isNullAt(1) ? 0 : files.getDouble(1));
+    }
+    Row files = spark.sql("SELECT avg(CAST(summary['added-data-files'] AS BIGINT)),"
+        + " avg(coalesce(CAST(summary['added-delete-files'] AS BIGINT), 0)), count(*) FROM"
+        + " (SELECT * FROM " + silver(run.variant()) + ".snapshots ORDER BY committed_at OFFSET "
+        + run.commitsBefore() + ")").first();
+    return String.format("commits of the change phase: %d; per commit on average %.1f data files and %.1f delete"
+        + " files added.", files.getLong(2), files.isNullAt(0) ? 0 : files.getDouble(0),
+        files.isNullAt(1) ? 0 : files.getDouble(1));
+  }
+
   /** The state computed from bronze by a separate query (latest change per key by LSN) against silver. */
-  private String verify(Encoding encoding) {
+  private String verify(Variant variant) {
     Row expected = spark.sql("SELECT count(*), sum(hash(id, name)) FROM (SELECT env.op, coalesce(env.after.id,"
         + " env.before.id) AS id, env.after.name AS name, row_number() OVER (PARTITION BY coalesce(env.after.id,"
         + " env.before.id) ORDER BY env.source.lsn DESC) AS n FROM (SELECT from_json(CAST(value AS STRING),"
         + " 'STRUCT<op: STRING, source: STRUCT<lsn: BIGINT>, before: STRUCT<id: BIGINT>,"
         + " after: STRUCT<id: BIGINT, name: STRING>>') AS env FROM lake.bronze.cdc)) WHERE n = 1 AND op <> 'd'")
         .first();
-    Row actual = spark.sql("SELECT count(*), sum(hash(id, name)) FROM " + encoding.silver()
+    Row actual = spark.sql("SELECT count(*), sum(hash(id, name)) FROM " + silver(variant)
         + " WHERE NOT _is_deleted").first();
     if (!expected.equals(actual)) {
-      throw new IllegalStateException(encoding.silver() + " differs from the state computed from bronze: expected " + expected
-          + ", got " + actual);
+      throw new IllegalStateException(silver(variant) + " differs from the state computed from bronze: expected "
+          + expected + ", got " + actual);
     }
     return "Checked: live rows and their content hash equal the latest change per key computed from bronze.";
   }
@@ -266,31 +357,37 @@ public final class SilverBenchmark {
 
   /**
    * Batches of {@value #SMALL_BATCH} changes after the large ones, each appended to bronze and merged by its own
-   * {@code --once} run into the table of about {@code keys} keys: what each batch costs when it is small, measured
-   * as the trigger's time (Spark's progress), so the stream's start and stop are left out.
+   * {@code --once} run into each format's table of the first encoding (about {@code keys} keys): what each batch
+   * costs when it is small, measured as the trigger's time (Spark's progress), so the stream's start and stop are
+   * left out.
    */
-  private List<ProgressCollector.Batch> smallBatches(ProgressCollector progress, List<Encoding> encodings, long keys,
-      long changes, long count) throws Exception {
-    Encoding encoding = encodings.get(0);
-    System.out.printf("== %d batches of %,d changes each into the %s table%n", count, SMALL_BATCH, encoding);
-    String query = "silver-" + encoding.entity;
-    List<ProgressCollector.Batch> measured = new ArrayList<>();
+  private Map<Variant, List<ProgressCollector.Batch>> smallBatches(ProgressCollector progress,
+      List<Encoding> encodings, List<Variant> variants, long keys, long changes, long count) throws Exception {
+    List<Variant> timed = variants.stream().filter(variant -> variant.encoding() == encodings.get(0)).toList();
+    System.out.printf("== %d batches of %,d changes each into the tables of %s%n", count, SMALL_BATCH, timed);
+    Map<Variant, List<ProgressCollector.Batch>> measured = new java.util.LinkedHashMap<>();
     for (long round = 0; round < count; round++) {
       long from = changes + round * SMALL_BATCH;
       for (Encoding written : written(encodings)) {
         appendToBronze(written, changes(keys, from, SMALL_BATCH), keys);
       }
-      int before = progress.batches(query).size();
-      new SilverMergeJob(spark, config(encoding)).runUntilCaughtUp();
-      List<ProgressCollector.Batch> batches = progress.batches(query);
-      measured.addAll(batches.subList(before, batches.size()));
+      for (Variant variant : timed) {
+        String query = "silver-" + variant.entity();
+        int before = progress.batches(query).size();
+        new SilverMergeJob(spark, config(variant)).runUntilCaughtUp();
+        List<ProgressCollector.Batch> batches = progress.batches(query);
+        measured.computeIfAbsent(variant, v -> new ArrayList<>()).addAll(batches.subList(before, batches.size()));
+      }
     }
-    for (Encoding other : encodings.subList(1, encodings.size())) {
-      new SilverMergeJob(spark, config(other)).runUntilCaughtUp(); // the same changes, for the final check
+    for (Variant other : variants) {
+      if (!timed.contains(other)) {
+        new SilverMergeJob(spark, config(other)).runUntilCaughtUp(); // the same changes, for the final check
+      }
     }
-    System.out.printf("   median trigger %,d ms (in the batch %,d ms), slowest %,d ms%n",
-        median(measured, ProgressCollector.Batch::millis), median(measured, ProgressCollector.Batch::sinkMillis),
-        measured.stream().mapToLong(ProgressCollector.Batch::millis).max().orElse(0));
+    measured.forEach((variant, batches) -> System.out.printf("   %s: median trigger %,d ms (in the batch %,d ms),"
+        + " slowest %,d ms%n", variant, median(batches, ProgressCollector.Batch::millis),
+        median(batches, ProgressCollector.Batch::sinkMillis),
+        batches.stream().mapToLong(ProgressCollector.Batch::millis).max().orElse(0)));
     return measured;
   }
 

@@ -1,5 +1,6 @@
 package io.tributary.gold;
 
+import io.tributary.common.lakehouse.TableAddress;
 import java.util.List;
 
 /**
@@ -9,12 +10,17 @@ import java.util.List;
  * @param fullRefresh every model replaces its whole table with its result for the interval (a rebuild), whatever
  *     its materialization
  */
-public record GoldPlan(Interval interval, List<GoldModel> models, InputTables inputs, String catalog,
-    String namespace, boolean fullRefresh) {
+public record GoldPlan(Interval interval, List<GoldModel> models, InputTables inputs, GoldTables tables,
+    boolean fullRefresh) {
 
-  /** The SQL name of a model's table. */
+  /** Where a model's table is. */
+  TableAddress addressOf(GoldModel model) {
+    return tables.model(model.name());
+  }
+
+  /** A model's table as people name it ({@code lake.gold.daily_revenue}; Delta: {@code spark_catalog.gold...}). */
   String tableOf(GoldModel model) {
-    return catalog + "." + namespace + "." + model.name();
+    return addressOf(model).toString();
   }
 
   public String describe() {

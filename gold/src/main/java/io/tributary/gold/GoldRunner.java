@@ -22,12 +22,14 @@ public final class GoldRunner {
 
   private final SparkSession spark;
   private final TributaryConfig config;
+  private final GoldTables tables;
   private final GoldTableWriter writer;
 
   public GoldRunner(SparkSession spark, TributaryConfig config) {
     this.spark = spark;
     this.config = config;
-    this.writer = new GoldTableWriter(spark);
+    this.tables = new GoldTables(spark, config);
+    this.writer = new GoldTableWriter(spark, tables);
   }
 
   /**
@@ -51,7 +53,7 @@ public final class GoldRunner {
   private GoldPlan plan(List<GoldModel> selected, Interval interval, boolean fullRefresh) {
     List<String> problems = new ArrayList<>();
     String catalog = config.catalog().name();
-    InputTables inputs = InputTables.pin(spark, catalog, config.gold(), selected, problems);
+    InputTables inputs = InputTables.pin(tables, catalog, config.gold(), selected, problems);
     if (problems.isEmpty()) {
       for (GoldModel model : selected) {
         if (inputs.ready(model)) { // a model reading a model of this run is analysed when that one has run
@@ -66,22 +68,22 @@ public final class GoldRunner {
     if (!problems.isEmpty()) {
       throw new InvalidModelException(problems);
     }
-    return new GoldPlan(interval, List.copyOf(selected), inputs, catalog, config.gold().namespace(),
-        fullRefresh);
+    return new GoldPlan(interval, List.copyOf(selected), inputs, tables, fullRefresh);
   }
 
   /** Runs the plan; {@code progress} gets a line as each model starts and another as it commits. */
   public List<ModelRun> run(GoldPlan plan, Consumer<String> progress) {
     String runId = UUID.randomUUID().toString();
-    ensureNamespace(plan);
+    tables.ensureGoldNamespace();
     List<ModelRun> runs = new ArrayList<>();
     int index = 0;
     for (GoldModel model : plan.models()) {
       progress.accept(String.format("[%d/%d] %s", ++index, plan.models().size(), plan.headline(model)));
       ModelRun run = runModel(plan, model, runId);
       runs.add(run);
-      progress.accept(String.format("      %,d rows, %d tests passed, committed snapshot %d in %.1f s", run.rows(),
-          run.testsPassed().size(), run.snapshotId(), run.millis() / 1000.0));
+      progress.accept(String.format("      %,d rows, %d tests passed, committed %s %d in %.1f s", run.rows(),
+          run.testsPassed().size(), config.gold().format() == io.tributary.common.config.TableFormat.DELTA
+              ? "version" : "snapshot", run.snapshotId(), run.millis() / 1000.0));
     }
     return runs;
   }
@@ -100,7 +102,7 @@ public final class GoldRunner {
       long checked = System.nanoTime();
       Lineage lineage = new Lineage(model.name(), model.version(), plan.interval().toString(), inputs.lineage(model),
           runId);
-      long snapshot = writer.write(model, result, view, plan.tableOf(model), plan.interval(), lineage,
+      long snapshot = writer.write(model, result, view, plan.addressOf(model), plan.interval(), lineage,
           plan.fullRefresh());
       inputs.committed(model.name(), snapshot);
       long committed = System.nanoTime();
@@ -113,10 +115,6 @@ public final class GoldRunner {
       spark.catalog().dropTempView(view);
       LocalCheckpoints.release(result);
     }
-  }
-
-  private void ensureNamespace(GoldPlan plan) {
-    spark.sql("CREATE NAMESPACE IF NOT EXISTS " + plan.catalog() + "." + plan.namespace());
   }
 
   private static String firstLine(String message) {

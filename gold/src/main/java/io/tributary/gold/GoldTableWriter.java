@@ -6,10 +6,16 @@ import static org.apache.spark.sql.functions.expr;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.delta.tables.DeltaTable;
+import io.tributary.common.config.TableFormat;
+import io.tributary.common.lakehouse.DeltaTableNames;
+import io.tributary.common.lakehouse.TableAddress;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.util.SnapshotUtil;
 import org.apache.iceberg.spark.CommitMetadata;
+import org.apache.spark.sql.DataFrameWriter;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -17,35 +23,46 @@ import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * Commits a checked result as a model's table, in exactly one Iceberg commit that carries the run's lineage:
- * {@code table} replaces the whole table atomically, {@code incremental} overwrites the interval's partitions
- * (deleting those the result no longer has), {@code merge} upserts on the unique key. The first run of any
- * materialization creates the table with the result.
+ * Commits a checked result as a model's table, in exactly one commit that carries the run's lineage (Iceberg: in
+ * the snapshot summary; Delta: in the commit's user metadata): {@code table} replaces the whole table atomically,
+ * {@code incremental} overwrites the interval's partitions (deleting those the result no longer has), {@code merge}
+ * upserts on the unique key. The first run of any materialization creates the table with the result.
  */
 final class GoldTableWriter {
   private static final Map<String, String> PROPERTIES = Map.of("format-version", "2",
       "write.parquet.compression-codec", "zstd");
+  private static final ObjectMapper JSON = new ObjectMapper();
+  /** Delta's session setting whose value every commit records as its user metadata. */
+  private static final String USER_METADATA = "spark.databricks.delta.commitInfo.userMetadata";
 
   private final SparkSession spark;
+  private final GoldTables tables;
 
-  GoldTableWriter(SparkSession spark) {
+  GoldTableWriter(SparkSession spark, GoldTables tables) {
     this.spark = spark;
+    this.tables = tables;
   }
 
-  /** Writes {@code result} (registered as view {@code view}) to {@code table}; returns the committed snapshot id. */
-  long write(GoldModel model, Dataset<Row> result, String view, String table, Interval interval, Lineage lineage,
-      boolean fullRefresh) {
-    boolean exists = spark.catalog().tableExists(table);
+  /** Writes {@code result} (registered as view {@code view}) to {@code table}; returns the committed version. */
+  long write(GoldModel model, Dataset<Row> result, String view, TableAddress table, Interval interval,
+      Lineage lineage, boolean fullRefresh) {
+    boolean exists = tables.exists(table);
     boolean replace = !exists || fullRefresh || model.materialization() == Materialization.TABLE;
     if (!replace) {
-      requireSameColumns(model, result.schema(), spark.table(table).schema(), table);
+      requireSameColumns(model, result.schema(), spark.table(table.sqlName()).schema(), table);
+    }
+    if (table.format() == TableFormat.DELTA) {
+      writeDelta(model, result, view, table, interval, lineage, replace);
+      DeltaTableNames.register(spark, table.name(), table.deltaPath());
+      return deltaVersionOf(table, lineage, model);
     }
     if (!replace && model.materialization() == Materialization.INCREMENTAL) {
-      requirePartitionedBy(model, table);
+      requirePartitionedBy(model, table.sqlName());
     }
+    String name = table.sqlName();
     CommitMetadata.withCommitProperties(lineage.summary(), () -> {
       if (replace) {
-        var writer = result.writeTo(table).using("iceberg").tableProperty("tributary.gold.model", model.name());
+        var writer = result.writeTo(name).using("iceberg").tableProperty("tributary.gold.model", model.name());
         PROPERTIES.forEach(writer::tableProperty);
         model.partitionBy().ifPresent(column -> writer.partitionedBy(col(column)));
         if (exists) {
@@ -54,15 +71,13 @@ final class GoldTableWriter {
           writer.create();
         }
       } else if (model.materialization() == Materialization.INCREMENTAL) {
-        String column = model.partitionBy().orElseThrow();
-        result.writeTo(table).overwrite(expr(column + " >= " + interval.startLiteral() + " AND " + column + " < "
-            + interval.endLiteral()));
+        result.writeTo(name).overwrite(expr(intervalFilter(model, interval)));
       } else {
-        spark.sql(mergeStatement(model, view, table));
+        spark.sql(mergeStatement(model, view, name));
       }
       return null;
     }, RuntimeException.class);
-    Table written = InputTables.load(spark, table).orElseThrow(() -> new IllegalStateException(table
+    Table written = InputTables.load(spark, name).orElseThrow(() -> new IllegalStateException(name
         + " cannot be read back after model " + model.name() + " committed to it"));
     // This run's commit, even if another run committed to the table just after it.
     for (Snapshot snapshot : SnapshotUtil.currentAncestors(written)) {
@@ -70,8 +85,77 @@ final class GoldTableWriter {
         return snapshot.snapshotId();
       }
     }
-    throw new IllegalStateException("model " + model.name() + " committed to " + table + ", but its commit (run "
+    throw new IllegalStateException("model " + model.name() + " committed to " + name + ", but its commit (run "
         + lineage.runId() + ") is not in the table's history");
+  }
+
+  /**
+   * The same three materializations in Delta: a replace is an overwrite with the result's schema (a new version;
+   * the old ones stay readable by time travel), an incremental run replaces the rows of its interval
+   * ({@code replaceWhere}, which Delta checks the result against), a merge is the same MERGE.
+   */
+  private void writeDelta(GoldModel model, Dataset<Row> result, String view, TableAddress table, Interval interval,
+      Lineage lineage, boolean replace) {
+    // Delta leaves out a commit that adds and removes nothing (an interval without rows, twice); every run commits,
+    // as on Iceberg, so that its lineage is on record.
+    spark.conf().set(SKIP_EMPTY_COMMITS, "false");
+    try {
+      writeDeltaCommit(model, result, view, table, interval, lineage, replace);
+    } finally {
+      spark.conf().unset(SKIP_EMPTY_COMMITS);
+    }
+  }
+
+  private static final String SKIP_EMPTY_COMMITS = "spark.databricks.delta.skipRecordingEmptyCommits";
+
+  private void writeDeltaCommit(GoldModel model, Dataset<Row> result, String view, TableAddress table,
+      Interval interval, Lineage lineage, boolean replace) {
+    String metadata;
+    try {
+      metadata = JSON.writeValueAsString(new java.util.TreeMap<>(lineage.summary()));
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+    if (replace || model.materialization() == Materialization.INCREMENTAL) {
+      DataFrameWriter<Row> writer = result.write().format("delta").mode("overwrite").option("userMetadata", metadata);
+      if (replace) {
+        writer = writer.option("overwriteSchema", "true");
+        if (model.partitionBy().isPresent()) {
+          writer = writer.partitionBy(model.partitionBy().get());
+        }
+      } else {
+        writer = writer.option("replaceWhere", intervalFilter(model, interval));
+      }
+      writer.save(table.deltaPath());
+      return;
+    }
+    spark.conf().set(USER_METADATA, metadata);
+    try {
+      spark.sql(mergeStatement(model, view, table.sqlName()));
+    } finally {
+      spark.conf().unset(USER_METADATA);
+    }
+  }
+
+  /** The Delta version of this run's commit, even if another run committed to the table just after it. */
+  private long deltaVersionOf(TableAddress table, Lineage lineage, GoldModel model) {
+    for (Row commit : DeltaTable.forPath(spark, table.deltaPath()).history(HISTORY).select("version", "userMetadata")
+        .collectAsList()) {
+      if (!commit.isNullAt(1) && Lineage.of(commit.getString(1)).map(Lineage::runId).filter(lineage.runId()::equals)
+          .isPresent()) {
+        return commit.getLong(0);
+      }
+    }
+    throw new IllegalStateException("model " + model.name() + " committed to " + table + ", but its commit (run "
+        + lineage.runId() + ") is not among the table's last " + HISTORY + " commits");
+  }
+
+  /** Commits looked through for this run's own. */
+  private static final int HISTORY = 20;
+
+  private static String intervalFilter(GoldModel model, Interval interval) {
+    String column = model.partitionBy().orElseThrow();
+    return column + " >= " + interval.startLiteral() + " AND " + column + " < " + interval.endLiteral();
   }
 
   private static String mergeStatement(GoldModel model, String view, String table) {
@@ -82,7 +166,7 @@ final class GoldTableWriter {
   }
 
   /** An incremental or merge model writes into existing rows: its columns must still be the table's. */
-  private static void requireSameColumns(GoldModel model, StructType result, StructType existing, String table) {
+  private static void requireSameColumns(GoldModel model, StructType result, StructType existing, TableAddress table) {
     List<String> wanted = columns(result);
     List<String> has = columns(existing);
     if (!wanted.equals(has)) {
@@ -92,7 +176,6 @@ final class GoldTableWriter {
           + " backfill it (tributary gold --from ... --to ...), or materialize it as table");
     }
   }
-
   /** An incremental model overwrites whole partitions: the table must be partitioned by its partition-by column. */
   private void requirePartitionedBy(GoldModel model, String table) {
     Table iceberg = InputTables.load(spark, table).orElseThrow();

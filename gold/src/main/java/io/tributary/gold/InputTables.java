@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import org.apache.iceberg.Snapshot;
+import io.tributary.common.lakehouse.TableAddress;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.spark.Spark3Util;
 import org.apache.spark.sql.SparkSession;
@@ -19,16 +19,17 @@ import org.apache.spark.sql.SparkSession;
  * lineage recorded with each commit.
  */
 final class InputTables {
-  /** The pin of a table with no snapshot yet (created, never written): read as it is, recorded as empty. */
-  private static final long EMPTY = -1;
+  private static final long EMPTY = GoldTables.EMPTY;
 
-  private final String catalog;
+  private final GoldTables tables;
   private final GoldConfig gold;
-  /** namespace.table → snapshot id; absent for a model of this run that has not committed yet. */
+  /** namespace.table → version (snapshot id, Delta version); absent for a model of this run not committed yet. */
   private final Map<String, Long> pins = new LinkedHashMap<>();
+  /** namespace.table → where it is, for the tables pinned. */
+  private final Map<String, TableAddress> addresses = new LinkedHashMap<>();
 
-  private InputTables(String catalog, GoldConfig gold) {
-    this.catalog = catalog;
+  private InputTables(GoldTables tables, GoldConfig gold) {
+    this.tables = tables;
     this.gold = gold;
   }
 
@@ -36,19 +37,19 @@ final class InputTables {
    * Pins every table the selected models read. A source that does not exist, or a model outside the selection whose
    * table has not been built yet, is a problem named with the model that reads it.
    */
-  static InputTables pin(SparkSession spark, String catalog, GoldConfig gold, List<GoldModel> selected,
+  static InputTables pin(GoldTables tables, String catalog, GoldConfig gold, List<GoldModel> selected,
       List<String> problems) {
-    InputTables inputs = new InputTables(catalog, gold);
+    InputTables inputs = new InputTables(tables, gold);
     Set<String> building = Set.copyOf(selected.stream().map(GoldModel::name).toList());
     for (GoldModel model : selected) {
       for (String source : model.sources()) {
-        inputs.pinCurrent(spark, source, () -> "model " + model.name() + " reads " + source + ", which is not a table"
+        inputs.pinCurrent(source, () -> "model " + model.name() + " reads " + source + ", which is not a table"
             + " in catalog " + catalog, problems);
       }
       for (String reference : model.models()) {
         if (!building.contains(reference)) {
-          inputs.pinCurrent(spark, inputs.tableOf(reference), () -> "model " + model.name() + " reads model "
-              + reference + ", whose table " + catalog + "." + inputs.tableOf(reference) + " has not been built yet"
+          inputs.pinCurrent(inputs.tableOf(reference), () -> "model " + model.name() + " reads model "
+              + reference + ", whose table " + tables.model(reference) + " has not been built yet"
               + " (run it first, or select it too)", problems);
         }
       }
@@ -56,21 +57,21 @@ final class InputTables {
     return inputs;
   }
 
-  private void pinCurrent(SparkSession spark, String table, java.util.function.Supplier<String> missing,
-      List<String> problems) {
+  private void pinCurrent(String table, java.util.function.Supplier<String> missing, List<String> problems) {
     if (pins.containsKey(table)) {
       return;
     }
-    Optional<Table> loaded = load(spark, catalog + "." + table);
-    if (loaded.isEmpty()) {
+    TableAddress address = tables.address(table);
+    java.util.OptionalLong current = tables.currentVersion(address);
+    if (current.isEmpty()) {
       String problem = missing.get();
       if (!problems.contains(problem)) {
         problems.add(problem);
       }
       return;
     }
-    Snapshot current = loaded.get().currentSnapshot();
-    pins.put(table, current == null ? EMPTY : current.snapshotId());
+    addresses.put(table, address);
+    pins.put(table, current.getAsLong());
   }
 
   /** The table, or empty when it does not exist; any other failure (the catalog unreachable) is thrown. */
@@ -90,9 +91,10 @@ final class InputTables {
     return gold.table(model).toString();
   }
 
-  /** Records the snapshot a model of this run committed; the models after it read that snapshot. */
-  void committed(String model, long snapshotId) {
-    pins.put(tableOf(model), snapshotId);
+  /** Records the version a model of this run committed; the models after it read that version. */
+  void committed(String model, long version) {
+    addresses.put(tableOf(model), tables.model(model));
+    pins.put(tableOf(model), version);
   }
 
   /**
@@ -103,7 +105,8 @@ final class InputTables {
   String sqlName(String reference) {
     String table = reference.startsWith("ref:") ? tableOf(reference.substring(4)) : reference;
     Long pin = pins.get(table);
-    return catalog + "." + table + (pin == null || pin == EMPTY ? "" : " VERSION AS OF " + pin);
+    TableAddress address = addresses.computeIfAbsent(table, tables::address);
+    return address.sqlName() + (pin == null || pin == EMPTY ? "" : " VERSION AS OF " + pin);
   }
 
   /** Whether every model this one reads has a snapshot to read (not true in a dry run before its inputs run). */

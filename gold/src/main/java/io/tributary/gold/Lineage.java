@@ -5,7 +5,7 @@ import java.util.Optional;
 import org.apache.iceberg.Snapshot;
 
 /**
- * What a gold commit was built from, kept in its Iceberg snapshot summary: the model and the SHA-256 of its file,
+ * What a gold commit was built from, kept in its Iceberg snapshot summary (Delta: its commit's user metadata): the model and the SHA-256 of its file,
  * the data interval, and the snapshot of every table it read. With these a run can be audited, and reproduced by
  * reading the inputs {@code VERSION AS OF} the recorded ids.
  *
@@ -28,7 +28,25 @@ public record Lineage(String model, String version, String interval, String inpu
 
   /** The lineage of a gold commit, or empty for a snapshot Tributary's gold runner did not write. */
   public static Optional<Lineage> of(Snapshot snapshot) {
-    Map<String, String> summary = snapshot.summary();
+    return of(snapshot.summary());
+  }
+
+  /** The lineage of a Delta commit from its user metadata, or empty for a commit of another writer. */
+  public static Optional<Lineage> of(String userMetadata) {
+    if (userMetadata == null || !userMetadata.contains(MODEL)) {
+      return Optional.empty();
+    }
+    try {
+      Map<String, String> values = new java.util.TreeMap<>();
+      new com.fasterxml.jackson.databind.ObjectMapper().readTree(userMetadata).fields()
+          .forEachRemaining(field -> values.put(field.getKey(), field.getValue().asText()));
+      return of(values);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      return Optional.empty();
+    }
+  }
+
+  private static Optional<Lineage> of(Map<String, String> summary) {
     if (!summary.containsKey(MODEL)) {
       return Optional.empty();
     }

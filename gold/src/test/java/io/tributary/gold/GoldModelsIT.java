@@ -3,7 +3,9 @@ package io.tributary.gold;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tributary.common.config.TableFormat;
 import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.Tables;
 import io.tributary.common.testing.SharedSpark;
 import io.tributary.localstack.GeneratorOptions;
 import java.math.BigDecimal;
@@ -19,14 +21,16 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The shop's gold models (gold/models) on silver tables built by the real silver job: each model's table equals a
@@ -60,6 +64,36 @@ class GoldModelsIT {
 
   private static String table(String namespace, String model) {
     return ShopLakehouse.CATALOG + "." + namespace + "." + model;
+  }
+
+  /** The config of gold tables in {@code namespace} (suffixed _delta for Delta) in {@code format}. */
+  private static TributaryConfig config(String namespace, TableFormat format) {
+    return lakehouse.config(namespace + (format == TableFormat.DELTA ? "_delta" : ""), ShopLakehouse.MODELS, format);
+  }
+
+  /** The SQL name of a model's gold table. */
+  private static String table(TributaryConfig config, String model) {
+    return new Tables(config.catalog()).sqlName(config.gold().table(model), config.gold().format());
+  }
+
+  /** The commits of a gold table: Iceberg snapshots, Delta versions. */
+  private static long commits(TributaryConfig config, String model) {
+    return config.gold().format() == TableFormat.DELTA ? deltaHistory(config, model).count()
+        : snapshots(table(config, model));
+  }
+
+  private static Dataset<Row> deltaHistory(TributaryConfig config, String model) {
+    return io.delta.tables.DeltaTable.forPath(spark, new Tables(config.catalog()).deltaPath(config.gold()
+        .table(model))).history();
+  }
+
+  /** The lineage of a gold table's newest commit. */
+  private static Lineage newestLineage(TributaryConfig config, String model) {
+    if (config.gold().format() == TableFormat.DELTA) {
+      return Lineage.of(deltaHistory(config, model).orderBy(org.apache.spark.sql.functions.col("version").desc())
+          .first().<String>getAs("userMetadata")).orElseThrow();
+    }
+    return Lineage.of(icebergTable(table(config, model)).currentSnapshot()).orElseThrow();
   }
 
   /** The days silver's orders cover. */
@@ -100,9 +134,10 @@ class GoldModelsIT {
     return rows;
   }
 
-  @Test
-  void everyShopModelEqualsAResultComputedFromSilver() {
-    TributaryConfig config = lakehouse.config("gold_expected");
+  @ParameterizedTest
+  @EnumSource(TableFormat.class)
+  void everyShopModelEqualsAResultComputedFromSilver(TableFormat format) {
+    TributaryConfig config = config("gold_expected", format);
     Interval interval = allDays();
     List<ModelRun> runs = run(config, interval);
     assertThat(runs.stream().map(run -> run.model().name())).containsExactly("customer_lifetime_value",
@@ -125,9 +160,9 @@ class GoldModelsIT {
       }
     }
     assertThat(revenue).hasSizeGreaterThan(10);
-    assertThat(rows(table("gold_expected", "daily_revenue"), "delivery_date, currency", "orders, items, revenue"))
+    assertThat(rows(table(config, "daily_revenue"), "delivery_date, currency", "orders, items, revenue"))
         .isEqualTo(render(revenue));
-    assertThat(rows(table("gold_expected", "orders_by_status"), "status_date, status", "orders, amount"))
+    assertThat(rows(table(config, "orders_by_status"), "status_date, status", "orders, amount"))
         .isEqualTo(render(byStatus));
 
     Map<Long, Row> customers = new TreeMap<>();
@@ -154,46 +189,49 @@ class GoldModelsIT {
       countryCustomers.computeIfAbsent(country, k -> new TreeSet<>()).add(String.valueOf(customerId));
       add(countries.computeIfAbsent(country, k -> zeros(2)), BigDecimal.valueOf(delivered.size()), total);
     });
-    assertThat(rows(table("gold_expected", "customer_lifetime_value"), "customer_id, currency",
+    assertThat(rows(table(config, "customer_lifetime_value"), "customer_id, currency",
         "name, country, tier, delivered_orders, lifetime_revenue, unix_millis(first_delivery),"
             + " unix_millis(last_delivery)"))
         .isEqualTo(lifetime);
     Map<String, String> expectedCountries = new TreeMap<>();
     countries.forEach((key, sums) -> expectedCountries.put(key, countryCustomers.get(key).size() + " "
         + sums[0].toPlainString() + " " + sums[1].toPlainString()));
-    assertThat(rows(table("gold_expected", "country_value"), "country, currency",
+    assertThat(rows(table(config, "country_value"), "country, currency",
         "customers, delivered_orders, lifetime_revenue")).isEqualTo(expectedCountries);
   }
 
-  @Test
-  void theSameIntervalTwiceAndABackfillGiveIdenticalTables() {
+  @ParameterizedTest
+  @EnumSource(TableFormat.class)
+  void theSameIntervalTwiceAndABackfillGiveIdenticalTables(TableFormat format) {
     Interval all = allDays();
-    TributaryConfig dayByDay = lakehouse.config("gold_daily");
+    TributaryConfig dayByDay = config("gold_daily", format);
     for (LocalDate day = all.start(); day.isBefore(all.end()); day = day.plusDays(1)) {
       run(dayByDay, Interval.day(day));
     }
     Map<String, List<String>> daily = new TreeMap<>();
-    MODELS.forEach(model -> daily.put(model, content(table("gold_daily", model))));
+    MODELS.forEach(model -> daily.put(model, content(table(dayByDay, model))));
     assertThat(daily.values()).allSatisfy(rows -> assertThat(rows).isNotEmpty());
 
     // A retry of one day commits again and changes nothing.
-    long before = snapshots(table("gold_daily", "daily_revenue"));
+    long before = commits(dayByDay, "daily_revenue");
     run(dayByDay, Interval.day(all.start().plusDays(1)));
-    assertThat(snapshots(table("gold_daily", "daily_revenue"))).isEqualTo(before + 1);
-    MODELS.forEach(model -> assertThat(content(table("gold_daily", model))).as(model).isEqualTo(daily.get(model)));
+    assertThat(commits(dayByDay, "daily_revenue")).isEqualTo(before + 1);
+    MODELS.forEach(model -> assertThat(content(table(dayByDay, model))).as(model).isEqualTo(daily.get(model)));
 
     // One backfill of all days ends in the same tables as the day-by-day runs.
-    run(lakehouse.config("gold_backfill"), all);
-    MODELS.forEach(model -> assertThat(content(table("gold_backfill", model))).as(model)
+    TributaryConfig backfill = config("gold_backfill", format);
+    run(backfill, all);
+    MODELS.forEach(model -> assertThat(content(table(backfill, model))).as(model)
         .isEqualTo(daily.get(model)));
     // A full refresh replaces the whole table with the result for its interval: for one day, the other days go
     // (the old content stays readable by time travel); for all days, the table is as it was built day by day.
-    TributaryConfig backfill = lakehouse.config("gold_backfill");
     ModelGraph graph = ModelGraph.load(Path.of(backfill.gold().models()));
     GoldRunner runner = new GoldRunner(spark, backfill);
-    String revenue = table("gold_backfill", "daily_revenue");
-    long complete = spark.sql("SELECT snapshot_id FROM " + revenue + ".snapshots ORDER BY committed_at DESC LIMIT 1")
-        .first().getLong(0);
+    String revenue = table(backfill, "daily_revenue");
+    long complete = format == TableFormat.DELTA
+        ? deltaHistory(backfill, "daily_revenue").selectExpr("max(version)").first().getLong(0)
+        : spark.sql("SELECT snapshot_id FROM " + revenue + ".snapshots ORDER BY committed_at DESC LIMIT 1")
+            .first().getLong(0);
     LocalDate lastDay = spark.sql("SELECT max(delivery_date) FROM " + revenue).first().getDate(0).toLocalDate();
     runner.run(runner.planFullRefresh(graph.select("daily_revenue"), Interval.day(lastDay)), line -> { });
     assertThat(spark.sql("SELECT DISTINCT delivery_date FROM " + revenue).collectAsList()).hasSize(1)
@@ -204,24 +242,27 @@ class GoldModelsIT {
     assertThat(content(revenue)).isEqualTo(daily.get("daily_revenue"));
   }
 
-  @Test
-  void everyCommitRecordsItsInputsSnapshotsAndTheModelVersion() {
-    TributaryConfig config = lakehouse.config("gold_lineage");
+  @ParameterizedTest
+  @EnumSource(TableFormat.class)
+  void everyCommitRecordsItsInputsSnapshotsAndTheModelVersion(TableFormat format) {
+    TributaryConfig config = config("gold_lineage", format);
     Interval day = Interval.day(allDays().start());
     List<ModelRun> runs = run(config, day);
     long orders = icebergTable(ShopLakehouse.CATALOG + ".silver.orders").currentSnapshot().snapshotId();
     long customers = icebergTable(ShopLakehouse.CATALOG + ".silver.customers").currentSnapshot().snapshotId();
     ModelRun lifetime = runs.get(0);
-    Snapshot committed = icebergTable(table("gold_lineage", "customer_lifetime_value")).currentSnapshot();
-    assertThat(committed.snapshotId()).isEqualTo(lifetime.snapshotId());
-    Lineage lineage = Lineage.of(committed).orElseThrow();
+    long committed = format == TableFormat.DELTA
+        ? deltaHistory(config, "customer_lifetime_value").selectExpr("max(version)").first().getLong(0)
+        : icebergTable(table(config, "customer_lifetime_value")).currentSnapshot().snapshotId();
+    assertThat(committed).isEqualTo(lifetime.snapshotId());
+    Lineage lineage = newestLineage(config, "customer_lifetime_value");
     assertThat(lineage.inputs()).isEqualTo("silver.customers@" + customers + ",silver.orders@" + orders);
     assertThat(lineage.interval()).isEqualTo(day.toString());
     assertThat(lineage.version()).isEqualTo(lifetime.model().version()).hasSize(64);
     // The model built on another reads the snapshot that one committed in the same run.
-    Lineage country = Lineage.of(icebergTable(table("gold_lineage", "country_value")).currentSnapshot())
-        .orElseThrow();
-    assertThat(country.inputs()).isEqualTo("gold_lineage.customer_lifetime_value@" + lifetime.snapshotId());
+    Lineage country = newestLineage(config, "country_value");
+    assertThat(country.inputs()).isEqualTo(config.gold().namespace() + ".customer_lifetime_value@"
+        + lifetime.snapshotId());
     assertThat(country.runId()).isEqualTo(lineage.runId());
   }
 

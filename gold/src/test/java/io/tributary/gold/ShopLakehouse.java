@@ -2,6 +2,8 @@ package io.tributary.gold;
 
 import com.typesafe.config.ConfigFactory;
 import io.tributary.bronze.BronzeIngestJob;
+import io.tributary.common.config.ConfigNames;
+import io.tributary.common.config.TableFormat;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.LakehouseSession;
 import io.tributary.localstack.GeneratedRecord;
@@ -42,6 +44,11 @@ final class ShopLakehouse {
 
   /** The config of this lakehouse with gold tables in {@code namespace}, models read from {@code models}. */
   TributaryConfig config(String namespace, String models) {
+    return config(namespace, models, TableFormat.ICEBERG);
+  }
+
+  /** The same, with gold tables in {@code goldFormat}. */
+  TributaryConfig config(String namespace, String models, TableFormat goldFormat) {
     return TributaryConfig.from(ConfigFactory.parseString("tributary {\n"
         + " catalog { name = " + CATALOG + ", warehouse = \"" + root.resolve("warehouse") + "\" }\n"
         + " kafka.bootstrap-servers = \"127.0.0.1:1\"\n"
@@ -59,7 +66,8 @@ final class ShopLakehouse {
         + " customer_id BIGINT, status STRING, amount DECIMAL(10,2), currency STRING, items INT, seq BIGINT,"
         + " event_time TIMESTAMP\" }\n"
         + " }\n"
-        + " gold { namespace = " + namespace + ", models = \"" + models + "\" }\n"
+        + " gold { namespace = " + namespace + ", models = \"" + models + "\", format = "
+        + ConfigNames.of(goldFormat) + " }\n"
         + "}"));
   }
 

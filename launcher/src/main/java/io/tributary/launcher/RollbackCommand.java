@@ -66,6 +66,11 @@ final class RollbackCommand extends JobCommand {
     }
     if (!name.namespace().equals(config.gold().namespace())) {
       RebuildCommand.requireIceberg("rollback", config);
+    } else if (config.gold().format() == io.tributary.common.config.TableFormat.DELTA) {
+      throw new UsageException("'rollback': the gold tables are Delta (tributary.gold.format = delta), and rollback"
+          + " works on Iceberg only so far. Delta's own RESTORE TABLE " + table + " TO VERSION AS OF <version> puts a"
+          + " Delta table back; or rebuild the model's days (tributary rebuild --table " + table + " --from ... --to"
+          + " ...)");
     }
     boolean databaseTable = RebuildCommand.isDatabaseTable(config, name);
     return new Job("rollback", config, spark -> rollBack(spark, config, name, databaseTable, snapshot, timestamp));

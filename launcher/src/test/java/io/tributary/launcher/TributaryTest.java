@@ -181,7 +181,7 @@ class TributaryTest {
   }
 
   @Test
-  void recoveryOfDeltaSilverTablesIsRefusedUpFront(@TempDir Path dir) throws Exception {
+  void recoveryOfDeltaSilverAndRollbackOfDeltaGoldAreRefusedUpFront(@TempDir Path dir) throws Exception {
     Path config = dir.resolve("delta.conf");
     Files.writeString(config, "tributary { format = delta, catalog.warehouse = \"" + dir.resolve("wh") + "\"\n"
         + " checkpoint-location = \"" + dir.resolve("cp") + "\", kafka.bootstrap-servers = \"127.0.0.1:1\"\n"
@@ -194,8 +194,13 @@ class TributaryTest {
     String refused = " the silver tables are Delta (tributary.silver.format = delta), and %s of silver tables works"
         + " on Iceberg only so far. To build a Delta silver table again from bronze: stop its stream, delete the"
         + " table's folder and its checkpoint, and run silver";
+    assertThat(new Tributary().run(List.of("rollback", "--config", config.toString(), "--table",
+        "gold.daily_revenue", "--snapshot", "1"))).isEqualTo(Tributary.USAGE);
     assertThat(console.err().lines()).containsExactly("'rebuild':" + refused.formatted("rebuild"),
-        "'rollback':" + refused.formatted("rollback"));
+        "'rollback':" + refused.formatted("rollback"),
+        "'rollback': the gold tables are Delta (tributary.gold.format = delta), and rollback works on Iceberg only so"
+            + " far. Delta's own RESTORE TABLE gold.daily_revenue TO VERSION AS OF <version> puts a Delta table back;"
+            + " or rebuild the model's days (tributary rebuild --table gold.daily_revenue --from ... --to ...)");
   }
 
   @Test

@@ -10,6 +10,7 @@ import io.tributary.common.config.TableFormat;
 import io.tributary.common.config.TableName;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.DatabaseTables;
+import io.tributary.common.lakehouse.DeltaTableNames;
 import io.tributary.common.lakehouse.LakehouseSession;
 import io.tributary.common.lakehouse.Tables;
 import java.util.ArrayList;
@@ -53,7 +54,10 @@ final class MaintainedTables {
     }
     add(found, config.silver().quarantine(), Layer.SILVER, config.silver().format(), Optional.empty());
     String goldNamespace = config.catalog().name() + "." + config.gold().namespace();
-    if (spark.catalog().databaseExists(goldNamespace)) {
+    if (config.gold().format() == TableFormat.DELTA) {
+      DeltaTableNames.in(spark, tables, config.gold().namespace()).forEach(table ->
+          add(found, table, Layer.GOLD, TableFormat.DELTA, Optional.empty()));
+    } else if (spark.catalog().databaseExists(goldNamespace)) {
       for (Row row : spark.sql("SHOW TABLES IN " + goldNamespace).collectAsList()) {
         add(found, config.gold().table(row.getString(row.fieldIndex("tableName"))), Layer.GOLD, TableFormat.ICEBERG,
             Optional.empty());

@@ -161,7 +161,8 @@ public record TributaryConfig(
             + String.join(", ", new java.util.TreeSet<>(silver.databases().keySet()))
             + "): they read an Iceberg bronze table");
       }
-      if ((config.bronze().format() == TableFormat.DELTA || config.silver().format() == TableFormat.DELTA)
+      if ((config.bronze().format() == TableFormat.DELTA || config.silver().format() == TableFormat.DELTA
+          || config.gold().format() == TableFormat.DELTA)
           && config.catalog().deltaWarehouse() == null) {
         root.problem("catalog.delta-warehouse", "is missing: Delta tables need it when the catalog has no warehouse");
       }
@@ -174,6 +175,18 @@ public record TributaryConfig(
       throw new InvalidConfigException(problems);
     }
     return config;
+  }
+
+  /**
+   * The format of a table of the lakehouse by the layer that keeps it (a bronze source's, a silver entity's or
+   * database's, the quarantine, a gold model's); empty for a table no layer of the config keeps.
+   */
+  public Optional<TableFormat> formatOf(TableName table) {
+    return layerOf(table, bronze, silver, gold).map(layer -> switch (layer) {
+      case BRONZE -> bronze.format();
+      case SILVER -> silver.format();
+      case GOLD -> gold.format();
+    });
   }
 
   private static Optional<MaintenanceConfig.Layer> layerOf(TableName table, BronzeConfig bronze, SilverConfig silver,

@@ -8,6 +8,10 @@ import io.tributary.common.config.TributaryConfig;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.TableIdentifier;
+import org.apache.spark.sql.catalyst.catalog.CatalogTable;
+import org.apache.spark.sql.catalyst.catalog.SessionCatalog;
+import scala.Option;
 
 /**
  * Gives Delta tables names in Spark's session catalog ({@code spark_catalog.<namespace>.<table>}), so that a user's
@@ -37,43 +41,89 @@ public final class DeltaTableNames {
 
   /**
    * Registers the name of the Delta table at {@code path} if there is one; returns whether the name now stands for
-   * it. A name that stands for another location already (a table of someone else's, or one moved) is left alone, with
-   * a warning: Tributary never drops a table to take its name.
+   * it. A name that stands for another table is left alone, with a warning: Tributary never drops a table to take
+   * its name. Only a name Tributary could have made (an external table) whose location holds no table any more (its
+   * folder deleted) is pointed at {@code path}.
    */
   public static boolean register(SparkSession spark, TableName table, String path) {
     if (!DeltaTable.isDeltaTable(spark, path)) {
       return false;
     }
     String name = of(table);
-    if (spark.catalog().tableExists(name)) {
-      String registered = location(DeltaTable.forName(spark, name));
-      String actual = location(DeltaTable.forPath(spark, path));
-      if (!registered.equals(actual)) {
-        LOG.warn("{} names the Delta table at {}, not Tributary's table {} at {}; SQL by that name reads the other"
-            + " table (Tributary's own jobs address theirs by path)", name, registered, table, actual);
+    TableIdentifier id = new TableIdentifier(table.table(), Option.apply(table.namespace()));
+    SessionCatalog catalog = spark.sessionState().catalog();
+    if (catalog.tableExists(id)) {
+      CatalogTable registered = metadata(catalog, id);
+      String at = qualified(spark, registered.location().toString());
+      if (at.equals(qualified(spark, path))) {
+        return true;
+      }
+      if (!registered.tableType().name().equals("EXTERNAL") || DeltaTable.isDeltaTable(spark, at)) {
+        LOG.warn("{} names the table at {}, not Tributary's table {} at {}; SQL by that name reads the other"
+            + " table (Tributary's own jobs address theirs by path)", name, at, table, path);
         return false;
       }
-      return true;
+      LOG.info("{} named {}, which holds no table any more; it names {} now", name, at, path);
+      catalog.dropTable(id, true, false);
     }
     spark.sql("CREATE NAMESPACE IF NOT EXISTS " + CATALOG + "." + quote(table.namespace()));
     spark.sql("CREATE TABLE IF NOT EXISTS " + name + " USING delta LOCATION '" + path.replace("'", "\\'") + "'");
     return true;
   }
 
-  private static String location(DeltaTable table) {
-    return table.detail().select("location").first().getString(0);
+  private static CatalogTable metadata(SessionCatalog catalog, TableIdentifier id) {
+    try {
+      return catalog.getTableMetadata(id);
+    } catch (org.apache.spark.sql.AnalysisException e) {
+      throw new IllegalStateException("cannot read the session catalog's entry of " + id + ": " + e.getMessage(), e);
+    }
   }
 
-  /** Registers every Delta table of the config that exists; returns how many. */
+  private static String qualified(SparkSession spark, String location) {
+    org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path(location);
+    try {
+      return path.getFileSystem(spark.sessionState().newHadoopConf()).makeQualified(path).toString();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("cannot resolve " + location, e);
+    }
+  }
+
+  /** Registers every Delta table of the config that exists (bronze's, silver's, gold's); returns how many. */
   public static int registerAll(SparkSession spark, TributaryConfig config) {
     Tables tables = new Tables(config.catalog());
+    Set<TableName> all = deltaTables(config);
+    if (config.gold().format() == TableFormat.DELTA && config.catalog().deltaWarehouse() != null) {
+      all.addAll(in(spark, tables, config.gold().namespace()));
+    }
     int registered = 0;
-    for (TableName table : deltaTables(config)) {
+    for (TableName table : all) {
       if (register(spark, tables, table)) {
         registered++;
       }
     }
     return registered;
+  }
+
+  /** The Delta tables of a namespace: the folders under the Delta warehouse's folder of it that hold one. */
+  public static java.util.List<TableName> in(SparkSession spark, Tables tables, String namespace) {
+    String root = tables.deltaNamespacePath(namespace);
+    try {
+      org.apache.hadoop.fs.Path folder = new org.apache.hadoop.fs.Path(root);
+      org.apache.hadoop.fs.FileSystem fs = folder.getFileSystem(spark.sessionState().newHadoopConf());
+      if (!fs.exists(folder)) {
+        return java.util.List.of();
+      }
+      java.util.List<TableName> found = new java.util.ArrayList<>();
+      for (org.apache.hadoop.fs.FileStatus child : fs.listStatus(folder)) {
+        if (child.isDirectory() && fs.exists(new org.apache.hadoop.fs.Path(child.getPath(), "_delta_log"))) {
+          found.add(new TableName(namespace, child.getPath().getName()));
+        }
+      }
+      found.sort(java.util.Comparator.comparing(TableName::toString));
+      return found;
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("cannot list the Delta tables under " + root, e);
+    }
   }
 
   /** The tables of the config kept in Delta: bronze's and silver's, by their layer's format. */

@@ -25,11 +25,16 @@ public final class Tables {
 
   /** The folder of a Delta table. */
   public String deltaPath(TableName table) {
+    return deltaNamespacePath(table.namespace()) + "/" + table.table();
+  }
+
+  /** The folder of a namespace's Delta tables. */
+  public String deltaNamespacePath(String namespace) {
     if (catalog.deltaWarehouse() == null) {
       throw new IllegalStateException("tributary.catalog.delta-warehouse is needed for Delta tables with a "
           + catalog.type().name().toLowerCase(java.util.Locale.ROOT) + " catalog");
     }
-    return catalog.deltaWarehouse() + "/" + table.namespace() + "/" + table.table();
+    return catalog.deltaWarehouse() + "/" + namespace;
   }
 
   public String catalogName() {

@@ -35,4 +35,17 @@ class DeltaTableNamesTest {
     assertThat(DeltaTableNames.register(spark, table, elsewhere)).as("the name stands for the first table").isFalse();
     assertThat(spark.table(DeltaTableNames.of(table)).count()).isEqualTo(4);
   }
+
+  @Test
+  void aNameWhoseTableWasDeletedNamesTheNewOne(SparkSession spark, @TempDir Path dir) throws Exception {
+    TableName table = new TableName("names_test", "moved");
+    String old = dir.resolve("old").toString();
+    spark.range(2).write().format("delta").save(old);
+    assertThat(DeltaTableNames.register(spark, table, old)).isTrue();
+    org.apache.commons.io.FileUtils.deleteDirectory(dir.resolve("old").toFile());
+    String now = dir.resolve("new").toString();
+    spark.range(5).write().format("delta").save(now);
+    assertThat(DeltaTableNames.register(spark, table, now)).isTrue();
+    assertThat(spark.table(DeltaTableNames.of(table)).count()).isEqualTo(5);
+  }
 }
