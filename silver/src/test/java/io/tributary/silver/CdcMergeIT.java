@@ -206,6 +206,25 @@ class CdcMergeIT {
     assertThat(content("rebuild")).isEqualTo(content("incremental"));
   }
 
+  @org.junit.jupiter.api.Test
+  void aDeltaTableChangedByAnotherWriterBetweenBatchesLosesAndDoublesNothing() throws Exception {
+    use(TableFormat.DELTA);
+    CdcMerge merge = merge("people", "");
+    merge.apply(batch(change("c", 1, 100), change("c", 2, 110), change("c", 3, 120)), 0);
+    // Another writer between two batches: a compaction, and a user's own commit to the table.
+    spark.sql("OPTIMIZE " + table("people")).collectAsList();
+    spark.sql("UPDATE " + table("people") + " SET name = 'by hand' WHERE id = 3");
+    Dataset<Row> next = batch(change("u", 1, 200), change("c", 4, 210), change("u", 3, 90));
+    merge.apply(next, 1);
+    Map<Long, String> expected = Map.of(1L, "1@200/live", 2L, "2@110/live", 3L, "by hand/live", 4L, "4@210/live");
+    assertThat(state("people")).as("the older change to 3 loses to the row as it is").isEqualTo(expected);
+    long commits = snapshots("people");
+    merge.apply(next, 1);
+    assertThat(snapshots("people")).as("the replay is skipped after the other writer's commits too")
+        .isEqualTo(commits);
+    assertThat(state("people")).isEqualTo(expected);
+  }
+
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"iceberg-v3", "iceberg-v2", "delta"})
   void hardDeletesRemoveTheRow(String layout) throws Exception {

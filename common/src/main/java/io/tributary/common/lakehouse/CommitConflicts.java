@@ -8,7 +8,9 @@ import org.apache.iceberg.exceptions.ValidationException;
 /**
  * The failures a retry fixes: an Iceberg commit that lost to a concurrent writer (another stream on the shared
  * quarantine table, maintenance rewriting files under a MERGE, a stream committing under maintenance) after
- * Iceberg's own retries, or a commit whose outcome is unknown. Silver restarts the stream (its batch replay is
+ * Iceberg's own retries, or a commit whose outcome is unknown; a Delta commit that lost to one (Delta does not retry
+ * a MERGE whose files an OPTIMIZE or another writer changed: it throws one of its concurrent-modification
+ * exceptions). Silver restarts the stream (its batch replay is
  * skipped where it already landed); maintenance runs the operation again on the refreshed table. Any other
  * validation failure (an unknown column) is not retried.
  */
@@ -20,6 +22,9 @@ public final class CommitConflicts {
     for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
       if (cause instanceof CommitFailedException) {
         return Optional.of("an Iceberg commit lost to a concurrent writer: " + cause.getMessage());
+      }
+      if (cause instanceof org.apache.spark.sql.delta.DeltaConcurrentModificationException) {
+        return Optional.of("a Delta commit lost to a concurrent writer: " + firstLine(cause.getMessage()));
       }
       if (cause instanceof CommitStateUnknownException) {
         return Optional.of("an Iceberg commit's outcome is unknown: " + firstLine(cause.getMessage()));

@@ -27,6 +27,12 @@ class CommitConflictsTest {
     // MaintenanceWhileStreamingIT on the history table.
     assertThat(CommitConflicts.reason(wrapped(new ValidationException("Missing required files to delete:"
         + " /w/silver/customer_history/data/id_bucket=7/00000-1-deletes.parquet")))).isPresent();
+    // Delta: an OPTIMIZE or another writer changed the files a MERGE read (Delta retries none of these itself).
+    assertThat(CommitConflicts.reason(wrapped(new io.delta.exceptions.ConcurrentAppendException("Files were added"
+        + " to the root of the table by a concurrent update")))).hasValueSatisfying(reason -> assertThat(reason)
+            .startsWith("a Delta commit lost to a concurrent writer: "));
+    assertThat(CommitConflicts.reason(wrapped(new io.delta.exceptions.ConcurrentDeleteReadException("This"
+        + " transaction attempted to read one or more files that were deleted")))).isPresent();
   }
 
   @Test
