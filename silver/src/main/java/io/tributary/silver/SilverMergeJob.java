@@ -1,8 +1,10 @@
 package io.tributary.silver;
 
+import io.tributary.common.config.ConfigNames;
 import io.tributary.common.config.InvalidConfigException;
 import io.tributary.common.config.SilverDatabase;
 import io.tributary.common.config.SilverEntity;
+import io.tributary.common.config.TableFormat;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.CommitConflicts;
 import io.tributary.common.lakehouse.DependencyUnavailableException;
@@ -132,6 +134,7 @@ public final class SilverMergeJob {
   private boolean prepare(SilverEntity entity, SilverLayout layout, boolean once) {
     BronzeFeed bronze = new BronzeFeed(spark, layout.bronze(entity.source()));
     TableAddress silver = layout.silver(entity.table());
+    requireNoTableInTheOtherFormat(entity, layout, silver);
     if (!bronze.exists()) {
       String missing = entity.setting("source") + ": bronze table " + bronze
           + " does not exist yet";
@@ -163,6 +166,27 @@ public final class SilverMergeJob {
       pause(waiting);
     }
     return true;
+  }
+
+  /**
+   * A table that exists in the other format only: the config's format would start a new, empty table beside it and
+   * merge every change again into that one, while readers of the old table see it stop. Said before anything runs.
+   */
+  private void requireNoTableInTheOtherFormat(SilverEntity entity, SilverLayout layout, TableAddress silver) {
+    TableFormat other = silver.format() == TableFormat.DELTA ? TableFormat.ICEBERG : TableFormat.DELTA;
+    if (config.catalog().deltaWarehouse() == null || silver.exists(spark)) {
+      return;
+    }
+    TableAddress there = TableAddress.of(layout.tables(), entity.table(), other);
+    if (there.exists(spark)) {
+      String format = ConfigNames.of(silver.format());
+      throw new InvalidConfigException(List.of("tributary.silver.format: is " + format + ", but "
+          + entity.table() + " (" + entity.setting("table") + ") exists as a"
+          + (other == TableFormat.ICEBERG ? "n Iceberg table " + there.sqlName()
+              : " Delta table at " + there.deltaPath())
+          + "; silver would start a new, empty " + format + " table beside it. Keep silver.format = "
+          + ConfigNames.of(other) + " for it, or rebuild it under a new name"));
+    }
   }
 
   private static void pause(String waitingFor) {

@@ -107,6 +107,23 @@ public class SilverMergeIT {
             + ".bronze.customers does not exist yet; run bronze first");
   }
 
+  @Test
+  void aSilverFormatThatDiffersFromTheExistingTableFailsNamingBoth(SparkSession spark, LocalKafkaBroker broker,
+      @TempDir Path dir) {
+    BronzeFixture fixture = new BronzeFixture(broker, dir);
+    TributaryConfig iceberg = fixture.config(Map.of("customers", "customers"), entities("", 100));
+    io.tributary.common.lakehouse.LakehouseSession.registerCatalog(spark, iceberg.catalog());
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS " + iceberg.catalog().name() + ".silver");
+    spark.sql("CREATE TABLE " + iceberg.catalog().name() + ".silver.customer_history (id BIGINT) USING iceberg");
+    TributaryConfig delta = fixture.config(Map.of("customers", "customers"), "tributary.silver.format = delta\n"
+        + entities("", 100));
+    assertThatThrownBy(() -> new SilverMergeJob(spark, delta).runUntilCaughtUp())
+        .hasMessageContaining("tributary.silver.format: is delta, but silver.customer_history"
+            + " (tributary.silver.entities.customer_history.table) exists as an Iceberg table "
+            + iceberg.catalog().name() + ".silver.customer_history; silver would start a new, empty delta table"
+            + " beside it. Keep silver.format = iceberg for it, or rebuild it under a new name");
+  }
+
   /** The SQL name of a table of the config in its layer's format. */
   private static String sqlName(TributaryConfig config, String table) {
     TableName name = TableName.parseText(table);
