@@ -90,8 +90,8 @@ public final class SilverBenchmark {
     long changes = BenchmarkWorkspace.positive(options, "changes", "1000000");
     long maxRows = BenchmarkWorkspace.positive(options, "max-rows-per-trigger", "500000");
     long smallBatches = BenchmarkWorkspace.positive(options, "small-batches", "21");
-    List<Encoding> encodings = encodings(options.value("encodings").orElse("json"));
-    List<TableFormat> formats = formats(options.value("formats").orElse("iceberg"));
+    List<Encoding> encodings = listOption("encodings", options.value("encodings").orElse("json"), Encoding.class);
+    List<TableFormat> formats = listOption("formats", options.value("formats").orElse("iceberg"), TableFormat.class);
     // Confluent's registry is not served here: the tests' stand-in answers the Confluent REST API on 127.0.0.1.
     // The decoder fetches each schema id once and caches it, so the registry is off the measured path.
     try (SchemaRegistryStandIn registry = new SchemaRegistryStandIn();
@@ -107,30 +107,23 @@ public final class SilverBenchmark {
     System.exit(0);
   }
 
-  private static List<TableFormat> formats(String text) {
-    List<TableFormat> formats = new ArrayList<>();
+  /**
+   * The values of a list option ({@code json,avro}) in the order given, each once; an unknown value ends the run
+   * with exit code 2 and one line naming the option and its values.
+   */
+  private static <E extends Enum<E>> List<E> listOption(String option, String text, Class<E> type) {
+    java.util.LinkedHashSet<E> values = new java.util.LinkedHashSet<>();
     for (String name : text.split(",")) {
       try {
-        formats.add(TableFormat.valueOf(name.strip().toUpperCase(Locale.ROOT)));
+        values.add(Enum.valueOf(type, name.strip().toUpperCase(Locale.ROOT)));
       } catch (IllegalArgumentException e) {
-        System.err.println("'bench-silver': --formats takes iceberg, delta or iceberg,delta; got '" + text + "'");
+        List<String> known = java.util.Arrays.stream(type.getEnumConstants()).map(ConfigNames::of).toList();
+        System.err.println("'bench-silver': --" + option + " takes " + String.join(", ", known) + " or "
+            + String.join(",", known) + "; got '" + text + "'");
         System.exit(2);
       }
     }
-    return List.copyOf(new java.util.LinkedHashSet<>(formats));
-  }
-
-  private static List<Encoding> encodings(String text) {
-    List<Encoding> encodings = new ArrayList<>();
-    for (String name : text.split(",")) {
-      try {
-        encodings.add(Encoding.valueOf(name.strip().toUpperCase(Locale.ROOT)));
-      } catch (IllegalArgumentException e) {
-        System.err.println("'bench-silver': --encodings takes json, avro or json,avro; got '" + text + "'");
-        System.exit(2);
-      }
-    }
-    return List.copyOf(new java.util.LinkedHashSet<>(encodings));
+    return List.copyOf(values);
   }
 
   /**

@@ -1,11 +1,8 @@
 package io.tributary.bronze;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.delta.exceptions.ConcurrentTransactionException;
 import io.delta.tables.DeltaTable;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import io.tributary.common.lakehouse.DeltaCommitMetadata;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -23,7 +20,6 @@ import org.apache.spark.sql.SparkSession;
  * two commits overlap in time.
  */
 final class DeltaBronzeCommits implements BronzeCommits {
-  private static final ObjectMapper JSON = new ObjectMapper();
   /** Commits read back for the newest stream commit; maintenance commits in between record nothing. */
   private static final int HISTORY = 50;
   /** The application id of every bronze stream commit to one table (a table has one bronze source). */
@@ -44,13 +40,11 @@ final class DeltaBronzeCommits implements BronzeCommits {
     if (!DeltaTable.isDeltaTable(spark, path)) {
       return new TableEnd(KafkaOffsets.NONE, null);
     }
-    DeltaTable delta = DeltaTable.forPath(spark, path);
-    List<Row> history = history(delta);
-    long version = history.get(0).getLong(0);
-    for (Row commit : history) {
-      Map<String, String> summary = summary(commit);
-      if (summary.containsKey(END_OFFSETS)) {
-        return new TableEnd(KafkaOffsets.parse(summary.get(END_OFFSETS)), version);
+    List<DeltaCommitMetadata.Commit> history = history();
+    long version = history.get(0).version();
+    for (DeltaCommitMetadata.Commit commit : history) {
+      if (commit.recorded().containsKey(END_OFFSETS)) {
+        return new TableEnd(KafkaOffsets.parse(commit.recorded().get(END_OFFSETS)), version);
       }
     }
     return new TableEnd(BronzeCommits.fromRows(spark.read().format("delta").option("versionAsOf", version)
@@ -67,10 +61,8 @@ final class DeltaBronzeCommits implements BronzeCommits {
       rows.write().format("delta").mode("append")
           .option("txnAppId", TXN_APP_ID)
           .option("txnVersion", txnVersion)
-          .option("userMetadata", JSON.writeValueAsString(recorded))
+          .option("userMetadata", DeltaCommitMetadata.json(recorded))
           .save(path);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     } catch (RuntimeException e) {
       if (concurrentCommit(e)) {
         return false;
@@ -78,10 +70,9 @@ final class DeltaBronzeCommits implements BronzeCommits {
       throw e;
     }
     // Delta skips a write whose txnVersion it has seen, without a word: the newest stream commit tells.
-    for (Row commit : history(DeltaTable.forPath(spark, path))) {
-      Map<String, String> committed = summary(commit);
-      if (committed.containsKey(END_OFFSETS)) {
-        return writeId.equals(committed.get(WRITE_ID));
+    for (DeltaCommitMetadata.Commit commit : history()) {
+      if (commit.recorded().containsKey(END_OFFSETS)) {
+        return writeId.equals(commit.recorded().get(WRITE_ID));
       }
     }
     return false;
@@ -96,25 +87,8 @@ final class DeltaBronzeCommits implements BronzeCommits {
     return false;
   }
 
-  private static List<Row> history(DeltaTable delta) {
-    return delta.history(HISTORY).select("version", "userMetadata")
-        .orderBy(org.apache.spark.sql.functions.col("version").desc()).collectAsList();
-  }
-
-  /** A commit's bronze summary; empty for a commit of another writer (maintenance, a user's own write). */
-  private static Map<String, String> summary(Row commit) {
-    String metadata = commit.isNullAt(1) ? null : commit.getString(1);
-    if (metadata == null || !metadata.contains(END_OFFSETS)) {
-      return Map.of();
-    }
-    try {
-      JsonNode node = JSON.readTree(metadata);
-      Map<String, String> summary = new TreeMap<>();
-      node.fields().forEachRemaining(field -> summary.put(field.getKey(), field.getValue().asText()));
-      return summary;
-    } catch (IOException e) {
-      // Another writer's metadata that merely mentions the key: not a bronze commit.
-      return Map.of();
-    }
+  /** The newest commits, each with its bronze summary (empty for another writer's: maintenance, a user's write). */
+  private List<DeltaCommitMetadata.Commit> history() {
+    return DeltaCommitMetadata.history(spark, path, HISTORY, END_OFFSETS);
   }
 }

@@ -6,10 +6,10 @@ import static org.apache.spark.sql.functions.expr;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.delta.tables.DeltaTable;
 import io.tributary.common.config.TableFormat;
+import io.tributary.common.lakehouse.DeltaCommitMetadata;
 import io.tributary.common.lakehouse.DeltaTableNames;
+import io.tributary.common.lakehouse.SessionSettings;
 import io.tributary.common.lakehouse.TableAddress;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -31,9 +31,6 @@ import org.apache.spark.sql.types.StructType;
 final class GoldTableWriter {
   private static final Map<String, String> PROPERTIES = Map.of("format-version", "2",
       "write.parquet.compression-codec", "zstd");
-  private static final ObjectMapper JSON = new ObjectMapper();
-  /** Delta's session setting whose value every commit records as its user metadata. */
-  private static final String USER_METADATA = "spark.databricks.delta.commitInfo.userMetadata";
 
   private final SparkSession spark;
   private final GoldTables tables;
@@ -46,7 +43,7 @@ final class GoldTableWriter {
   /** Writes {@code result} (registered as view {@code view}) to {@code table}; returns the committed version. */
   long write(GoldModel model, Dataset<Row> result, String view, TableAddress table, Interval interval,
       Lineage lineage, boolean fullRefresh) {
-    boolean exists = tables.exists(table);
+    boolean exists = table.exists(spark);
     boolean replace = !exists || fullRefresh || model.materialization() == Materialization.TABLE;
     if (!replace) {
       requireSameColumns(model, result.schema(), spark.table(table.sqlName()).schema(), table);
@@ -96,28 +93,27 @@ final class GoldTableWriter {
    */
   private void writeDelta(GoldModel model, Dataset<Row> result, String view, TableAddress table, Interval interval,
       Lineage lineage, boolean replace) {
-    // Delta leaves out a commit that adds and removes nothing (an interval without rows, twice); every run commits,
-    // as on Iceberg, so that its lineage is on record.
-    spark.conf().set(SKIP_EMPTY_COMMITS, "false");
+    // The lineage is the commit's user metadata. Delta leaves out a commit that adds and removes nothing (an
+    // interval without rows, twice); every run commits, as on Iceberg, so that its lineage is on record.
     try {
-      writeDeltaCommit(model, result, view, table, interval, lineage, replace);
-    } finally {
-      spark.conf().unset(SKIP_EMPTY_COMMITS);
+      SessionSettings.with(spark, Map.of(DeltaCommitMetadata.USER_METADATA,
+          DeltaCommitMetadata.json(lineage.summary()), SKIP_EMPTY_COMMITS, "false"), () -> {
+            writeDeltaCommit(model, result, view, table, interval, replace);
+            return null;
+          });
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException(e.getMessage(), e);
     }
   }
 
   private static final String SKIP_EMPTY_COMMITS = "spark.databricks.delta.skipRecordingEmptyCommits";
 
   private void writeDeltaCommit(GoldModel model, Dataset<Row> result, String view, TableAddress table,
-      Interval interval, Lineage lineage, boolean replace) {
-    String metadata;
-    try {
-      metadata = JSON.writeValueAsString(new java.util.TreeMap<>(lineage.summary()));
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw new IllegalStateException(e);
-    }
+      Interval interval, boolean replace) {
     if (replace || model.materialization() == Materialization.INCREMENTAL) {
-      DataFrameWriter<Row> writer = result.write().format("delta").mode("overwrite").option("userMetadata", metadata);
+      DataFrameWriter<Row> writer = result.write().format("delta").mode("overwrite");
       if (replace) {
         writer = writer.option("overwriteSchema", "true");
         if (model.partitionBy().isPresent()) {
@@ -127,23 +123,17 @@ final class GoldTableWriter {
         writer = writer.option("replaceWhere", intervalFilter(model, interval));
       }
       writer.save(table.deltaPath());
-      return;
-    }
-    spark.conf().set(USER_METADATA, metadata);
-    try {
+    } else {
       spark.sql(mergeStatement(model, view, table.sqlName()));
-    } finally {
-      spark.conf().unset(USER_METADATA);
     }
   }
 
   /** The Delta version of this run's commit, even if another run committed to the table just after it. */
   private long deltaVersionOf(TableAddress table, Lineage lineage, GoldModel model) {
-    for (Row commit : DeltaTable.forPath(spark, table.deltaPath()).history(HISTORY).select("version", "userMetadata")
-        .collectAsList()) {
-      if (!commit.isNullAt(1) && Lineage.of(commit.getString(1)).map(Lineage::runId).filter(lineage.runId()::equals)
-          .isPresent()) {
-        return commit.getLong(0);
+    for (DeltaCommitMetadata.Commit commit : DeltaCommitMetadata.history(spark, table.deltaPath(), HISTORY,
+        Lineage.RUN_ID)) {
+      if (lineage.runId().equals(commit.recorded().get(Lineage.RUN_ID))) {
+        return commit.version();
       }
     }
     throw new IllegalStateException("model " + model.name() + " committed to " + table + ", but its commit (run "

@@ -69,12 +69,6 @@ final class GoldTables {
     }).orElse(OptionalLong.empty());
   }
 
-  /** Whether the table exists. */
-  boolean exists(TableAddress table) {
-    return table.format() == TableFormat.DELTA ? DeltaTable.isDeltaTable(spark, table.deltaPath())
-        : spark.catalog().tableExists(table.sqlName());
-  }
-
   /** The Iceberg table, or empty when it does not exist. */
   Optional<Table> iceberg(TableAddress table) {
     return InputTables.load(spark, table.sqlName());

@@ -33,17 +33,7 @@ public record Lineage(String model, String version, String interval, String inpu
 
   /** The lineage of a Delta commit from its user metadata, or empty for a commit of another writer. */
   public static Optional<Lineage> of(String userMetadata) {
-    if (userMetadata == null || !userMetadata.contains(MODEL)) {
-      return Optional.empty();
-    }
-    try {
-      Map<String, String> values = new java.util.TreeMap<>();
-      new com.fasterxml.jackson.databind.ObjectMapper().readTree(userMetadata).fields()
-          .forEachRemaining(field -> values.put(field.getKey(), field.getValue().asText()));
-      return of(values);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      return Optional.empty();
-    }
+    return of(io.tributary.common.lakehouse.DeltaCommitMetadata.parse(userMetadata, MODEL));
   }
 
   private static Optional<Lineage> of(Map<String, String> summary) {

@@ -1,6 +1,5 @@
 package io.tributary.maintenance;
 
-import io.delta.tables.DeltaTable;
 import io.tributary.common.cli.UsageException;
 import io.tributary.common.config.BronzeSource;
 import io.tributary.common.config.MaintenanceConfig.Layer;
@@ -12,6 +11,7 @@ import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.DatabaseTables;
 import io.tributary.common.lakehouse.DeltaTableNames;
 import io.tributary.common.lakehouse.LakehouseSession;
+import io.tributary.common.lakehouse.TableAddress;
 import io.tributary.common.lakehouse.Tables;
 import java.util.ArrayList;
 import java.util.List;
@@ -79,9 +79,7 @@ final class MaintainedTables {
     if (found.stream().anyMatch(table -> table.name().equals(name))) {
       return;
     }
-    boolean exists = format == TableFormat.DELTA ? DeltaTable.isDeltaTable(spark, tables.deltaPath(name))
-        : spark.catalog().tableExists(tables.sqlName(name, format));
-    if (exists) {
+    if (TableAddress.of(tables, name, format).exists(spark)) {
       found.add(new MaintainedTable(name, layer, format, tables.sqlName(name, format),
           format == TableFormat.DELTA ? Optional.of(tables.deltaPath(name)) : Optional.empty(),
           config.maintenance().policyFor(name, layer), entity));

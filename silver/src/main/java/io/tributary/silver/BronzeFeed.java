@@ -6,7 +6,6 @@ import io.tributary.common.lakehouse.TableAddress;
 import java.util.Optional;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.spark.Spark3Util;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -21,10 +20,6 @@ final class BronzeFeed {
     this.address = address;
   }
 
-  TableFormat format() {
-    return address.format();
-  }
-
   /** The name SQL statements use. */
   String name() {
     return address.sqlName();
@@ -37,16 +32,12 @@ final class BronzeFeed {
   }
 
   boolean exists() {
-    return SilverTables.exists(spark, address);
+    return address.exists(spark);
   }
 
   /** The Iceberg table (an Iceberg bronze only: its snapshots drive a new stream's initial load). */
   Table iceberg() {
-    try {
-      return Spark3Util.loadIcebergTable(spark, address.sqlName());
-    } catch (Exception e) {
-      throw new IllegalStateException("cannot load " + address + ": " + e.getMessage(), e);
-    }
+    return IcebergSilverTable.load(spark, address.sqlName()).iceberg();
   }
 
   /**

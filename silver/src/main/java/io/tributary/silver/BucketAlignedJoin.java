@@ -1,8 +1,7 @@
 package io.tributary.silver;
 
-import java.util.HashMap;
+import io.tributary.common.lakehouse.SessionSettings;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.apache.spark.sql.SparkSession;
 
@@ -32,21 +31,6 @@ final class BucketAlignedJoin {
   private BucketAlignedJoin() {}
 
   static <T> T run(SparkSession spark, Callable<T> statement) throws Exception {
-    Map<String, Optional<String>> previous = new HashMap<>();
-    SETTINGS.forEach((key, value) -> {
-      previous.put(key, spark.conf().contains(key) ? Optional.of(spark.conf().get(key)) : Optional.empty());
-      spark.conf().set(key, value);
-    });
-    try {
-      return statement.call();
-    } finally {
-      previous.forEach((key, value) -> {
-        if (value.isPresent()) {
-          spark.conf().set(key, value.get());
-        } else {
-          spark.conf().unset(key);
-        }
-      });
-    }
+    return SessionSettings.with(spark, SETTINGS, statement);
   }
 }

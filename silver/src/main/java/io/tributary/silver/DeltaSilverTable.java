@@ -1,14 +1,12 @@
 package io.tributary.silver;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.delta.tables.DeltaTable;
 import io.tributary.common.config.TableFormat;
+import io.tributary.common.lakehouse.DeltaCommitMetadata;
+import io.tributary.common.lakehouse.SessionSettings;
 import io.tributary.common.lakehouse.TableAddress;
-import java.util.List;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -29,8 +27,6 @@ import scala.jdk.javaapi.CollectionConverters;
  * which would have Delta skip it.
  */
 final class DeltaSilverTable implements SilverTable {
-  private static final ObjectMapper JSON = new ObjectMapper();
-  static final String USER_METADATA = "spark.databricks.delta.commitInfo.userMetadata";
   static final String TXN_APP_ID = "spark.databricks.delta.write.txnAppId";
   static final String TXN_VERSION = "spark.databricks.delta.write.txnVersion";
   /** Commits read back first when looking for a batch's commit; the whole history only when they lack it. */
@@ -44,11 +40,11 @@ final class DeltaSilverTable implements SilverTable {
   DeltaSilverTable(SparkSession spark, TableAddress address) {
     this.spark = spark;
     this.address = address;
-    if (!DeltaTable.isDeltaTable(spark, address.deltaPath())) {
-      throw new IllegalStateException("cannot load " + address + ": no Delta table at " + address.deltaPath());
-    }
     this.log = DeltaLog.forTable(spark, address.deltaPath());
     refresh();
+    if (snapshot.version() < 0) {
+      throw new IllegalStateException("cannot load " + address + ": no Delta table at " + address.deltaPath());
+    }
   }
 
   @Override
@@ -103,37 +99,22 @@ final class DeltaSilverTable implements SilverTable {
 
   @Override
   public Optional<BatchCommit> commitOf(String streamId, long batchId) {
-    DeltaTable delta = DeltaTable.forPath(spark, address.deltaPath());
-    Optional<BatchCommit> recent = find(delta.history(RECENT), streamId, batchId);
-    return recent.isPresent() ? recent : find(delta.history(), streamId, batchId);
+    Optional<BatchCommit> recent = find(RECENT, streamId, batchId);
+    return recent.isPresent() ? recent : find(0, streamId, batchId);
   }
 
-  private static Optional<BatchCommit> find(Dataset<Row> history, String streamId, long batchId) {
-    List<Row> commits = history.select("version", "userMetadata")
-        .orderBy(org.apache.spark.sql.functions.col("version").desc()).collectAsList();
-    for (Row commit : commits) {
-      Map<String, String> recorded = metadata(commit.isNullAt(1) ? null : commit.getString(1));
+  /** The batch's commit among the newest {@code limit} commits (all for 0). */
+  private Optional<BatchCommit> find(int limit, String streamId, long batchId) {
+    for (DeltaCommitMetadata.Commit commit : DeltaCommitMetadata.history(spark, address.deltaPath(), limit,
+        CommittedBatches.STREAM_ID)) {
+      Map<String, String> recorded = commit.recorded();
       if (streamId.equals(recorded.get(CommittedBatches.STREAM_ID))
           && String.valueOf(batchId).equals(recorded.get(CommittedBatches.BATCH_ID))) {
-        return Optional.of(new BatchCommit(commit.getLong(0), batchId,
+        return Optional.of(new BatchCommit(commit.version(), batchId,
             Optional.ofNullable(recorded.get(CommittedBatches.BRONZE_END))));
       }
     }
     return Optional.empty();
-  }
-
-  /** A commit's user metadata as Tributary wrote it; empty for another writer's (maintenance, a user's). */
-  private static Map<String, String> metadata(String text) {
-    if (text == null || !text.contains(CommittedBatches.STREAM_ID)) {
-      return Map.of();
-    }
-    try {
-      Map<String, String> values = new TreeMap<>();
-      JSON.readTree(text).fields().forEachRemaining(field -> values.put(field.getKey(), field.getValue().asText()));
-      return values;
-    } catch (JsonProcessingException e) {
-      return Map.of();
-    }
   }
 
   @Override
@@ -141,21 +122,14 @@ final class DeltaSilverTable implements SilverTable {
     String streamId = commit.get(CommittedBatches.STREAM_ID);
     long batchId = Long.parseLong(commit.get(CommittedBatches.BATCH_ID));
     refresh();
+    Map<String, String> settings = new HashMap<>(Map.of(DeltaCommitMetadata.USER_METADATA,
+        DeltaCommitMetadata.json(commit)));
     // A batch applied again over another range must not be skipped by Delta as the same transaction.
-    boolean idempotent = newestBatch(streamId).orElse(Long.MIN_VALUE) < batchId;
-    spark.conf().set(USER_METADATA, JSON.writeValueAsString(new TreeMap<>(commit)));
-    if (idempotent) {
-      spark.conf().set(TXN_APP_ID, streamId);
-      spark.conf().set(TXN_VERSION, String.valueOf(batchId + 1));
+    if (newestBatch(streamId).orElse(Long.MIN_VALUE) < batchId) {
+      settings.put(TXN_APP_ID, streamId);
+      settings.put(TXN_VERSION, String.valueOf(batchId + 1));
     }
-    try {
-      return statement.call();
-    } finally {
-      spark.conf().unset(USER_METADATA);
-      spark.conf().unset(TXN_APP_ID);
-      spark.conf().unset(TXN_VERSION);
-      refresh();
-    }
+    return SessionSettings.with(spark, settings, statement);
   }
 
   @Override

@@ -25,9 +25,4 @@ record SilverLayout(Tables tables, TableFormat bronzeFormat, TableFormat silverF
   TableAddress silver(TableName table) {
     return TableAddress.of(tables, table, silverFormat);
   }
-
-  /** The catalog of Iceberg tables. */
-  String catalog() {
-    return tables.catalogName();
-  }
 }

@@ -70,7 +70,7 @@ final class SilverTables {
   static boolean createEntityTable(SparkSession spark, TableAddress address, SilverEntity entity,
       Supplier<Optional<StreamShape.Shape>> stream) {
     String table = address.sqlName();
-    if (!exists(spark, address)) {
+    if (!address.exists(spark)) {
       Optional<StreamShape.Shape> shape = entity.columnsFromStream() || entity.key().isEmpty() ? stream.get()
           : Optional.of(new StreamShape.Shape(entity.schema(), entity.key()));
       if (shape.isEmpty()) {
@@ -169,12 +169,6 @@ final class SilverTables {
           + " TBLPROPERTIES ('format-version' = '2', " + PROPERTIES + ", 'commit.retry.num-retries' = '20')");
     }
     registerName(spark, quarantine);
-  }
-
-  /** Whether the table exists (a Delta table: whether its folder holds one). */
-  static boolean exists(SparkSession spark, TableAddress table) {
-    return table.format() == TableFormat.DELTA ? io.delta.tables.DeltaTable.isDeltaTable(spark, table.deltaPath())
-        : spark.catalog().tableExists(table.sqlName());
   }
 
   /** A Delta table's name in the session catalog, so that users' SQL finds it without its path. */

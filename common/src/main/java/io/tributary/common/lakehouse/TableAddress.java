@@ -20,6 +20,12 @@ public record TableAddress(TableName name, TableFormat format, String sqlName, S
     return new TableAddress(name, TableFormat.ICEBERG, catalog + "." + name, null);
   }
 
+  /** Whether the table exists: in the catalog (Iceberg), or as a Delta log in its folder. */
+  public boolean exists(org.apache.spark.sql.SparkSession spark) {
+    return format == TableFormat.DELTA ? io.delta.tables.DeltaTable.isDeltaTable(spark, deltaPath)
+        : spark.catalog().tableExists(sqlName);
+  }
+
   /** The SQL name of the table's namespace, for CREATE NAMESPACE (Iceberg; Delta tables need none). */
   public String namespaceSqlName() {
     return sqlName.substring(0, sqlName.length() - name.table().length() - 1);

@@ -1,0 +1,70 @@
+package io.tributary.common.lakehouse;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.delta.tables.DeltaTable;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * What Tributary records with a Delta commit: a JSON object of string values in the commit's {@code userMetadata}
+ * (bronze's Kafka offsets, a silver stream's batch, a gold run's lineage), the Delta counterpart of an Iceberg
+ * snapshot summary. Writes it and reads it back from the table's history; {@link SessionSettings} runs a statement
+ * with it in force.
+ */
+public final class DeltaCommitMetadata {
+  /** The session setting whose value every Delta commit of the session records as its user metadata. */
+  public static final String USER_METADATA = "spark.databricks.delta.commitInfo.userMetadata";
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private DeltaCommitMetadata() {}
+
+  /** One commit of a table's history: its version and what Tributary recorded with it (empty for other writers). */
+  public record Commit(long version, Map<String, String> recorded) {}
+
+  /** {@code values} as user metadata (keys in order). */
+  public static String json(Map<String, String> values) {
+    try {
+      return JSON.writeValueAsString(new TreeMap<>(values));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * A commit's user metadata as Tributary wrote it, when it holds {@code key}; empty for another writer's (a
+   * maintenance command, a user's own write, metadata that merely mentions the key).
+   */
+  public static Map<String, String> parse(String userMetadata, String key) {
+    if (userMetadata == null || !userMetadata.contains(key)) {
+      return Map.of();
+    }
+    try {
+      Map<String, String> values = new TreeMap<>();
+      JSON.readTree(userMetadata).fields().forEachRemaining(field -> values.put(field.getKey(),
+          field.getValue().asText()));
+      return values.containsKey(key) ? values : Map.of();
+    } catch (JsonProcessingException e) {
+      return Map.of();
+    }
+  }
+
+  /**
+   * The newest {@code limit} commits of the Delta table at {@code path} (all of them for a limit below 1), newest
+   * first, each with what Tributary recorded holding {@code key}.
+   */
+  public static List<Commit> history(SparkSession spark, String path, int limit, String key) {
+    DeltaTable delta = DeltaTable.forPath(spark, path);
+    List<Commit> commits = new ArrayList<>();
+    for (Row row : (limit < 1 ? delta.history() : delta.history(limit)).select("version", "userMetadata")
+        .orderBy(org.apache.spark.sql.functions.col("version").desc()).collectAsList()) {
+      commits.add(new Commit(row.getLong(0), parse(row.isNullAt(1) ? null : row.getString(1), key)));
+    }
+    return commits;
+  }
+}
