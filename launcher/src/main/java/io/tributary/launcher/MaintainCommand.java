@@ -27,7 +27,7 @@ final class MaintainCommand extends JobCommand {
 
   @Option(names = "--operation", paramLabel = "OP", description = "Only this operation, due or not: one of"
       + " purge-tombstones, rewrite-data-files, rewrite-position-deletes, rewrite-manifests, expire-snapshots,"
-      + " remove-orphan-files, optimize, vacuum.")
+      + " remove-orphan-files; for Delta tables purge-tombstones, optimize, purge-deletion-vectors, vacuum.")
   private String operation;
 
   @Override

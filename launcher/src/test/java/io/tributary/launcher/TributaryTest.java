@@ -234,7 +234,8 @@ class TributaryTest {
     assertThat(new Tributary().run(List.of("maintain", "--config", "x.conf", "--operation", "compact")))
         .isEqualTo(Tributary.USAGE);
     assertThat(console.err()).isEqualTo("'maintain': --operation must be one of purge-tombstones, rewrite-data-files,"
-        + " rewrite-position-deletes, rewrite-manifests, expire-snapshots, remove-orphan-files, optimize, vacuum;"
+        + " rewrite-position-deletes, rewrite-manifests, expire-snapshots, remove-orphan-files, optimize,"
+        + " purge-deletion-vectors, vacuum;"
         + " got 'compact'");
   }
 

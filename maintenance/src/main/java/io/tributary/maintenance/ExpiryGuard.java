@@ -4,6 +4,8 @@ import io.tributary.common.config.MaintenanceConfig.Layer;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.StreamCommits;
 import java.io.PrintStream;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -16,7 +18,8 @@ import org.apache.spark.sql.SparkSession;
 
 /**
  * What snapshot expiry must not remove, next to running streams: the bronze snapshots a silver stream has not read
- * yet, and each silver stream's latest commit (by which it recognises a batch it replays after a crash).
+ * yet, and each silver stream's latest commit (by which it recognises a batch it replays after a crash). On Delta,
+ * what VACUUM must keep: the files of the bronze versions a silver stream has not read yet.
  */
 final class ExpiryGuard {
   private final SparkSession spark;
@@ -51,6 +54,44 @@ final class ExpiryGuard {
     oldest.ifPresent(entry -> out.println("      " + entry.getKey() + " resumes at snapshot " + entry.getValue()
         + " (of " + positions.size() + " stream" + (positions.size() == 1 ? "" : "s") + " reading this table)"));
     return oldest.map(entry -> OptionalLong.of(entry.getValue())).orElse(OptionalLong.empty());
+  }
+
+  /**
+   * How long VACUUM of a Delta table keeps unreferenced files: {@code policy}, or longer on a bronze table where a
+   * silver stream resumes at a version committed before that. The files such a version added may have been replaced
+   * since (OPTIMIZE); VACUUM would delete them, and the stream would fail on the first one it reads.
+   */
+  Duration vacuumRetention(MaintainedTable table, Duration policy, PrintStream out) {
+    if (table.layer() != Layer.BRONZE) {
+      return policy;
+    }
+    var hadoop = spark.sparkContext().hadoopConfiguration();
+    Map<String, Long> positions = new LinkedHashMap<>();
+    StreamPositions.readersOf(config, table.name(), this::silverTable).forEach((stream, checkpoint) ->
+        StreamPositions.position(checkpoint, hadoop).ifPresent(version -> positions.put(stream, version)));
+    Optional<Map.Entry<String, Long>> oldest = positions.entrySet().stream().min(Map.Entry.comparingByValue());
+    if (oldest.isEmpty()) {
+      return policy;
+    }
+    String stream = oldest.get().getKey();
+    long version = oldest.get().getValue();
+    DeltaLogState log = DeltaLogState.read(spark, table.location().orElseThrow());
+    if (version > log.version()) {
+      return policy; // caught up: it resumes at the next version, not written yet
+    }
+    Optional<Instant> committed = log.committedAt(version);
+    if (committed.isEmpty()) {
+      out.println("      " + stream + " resumes at version " + version + ", which the log no longer keeps");
+      return policy;
+    }
+    // Whole hours, with one to spare for the stream to move on while VACUUM lists the table.
+    Duration needed = Duration.ofHours(Duration.between(committed.get(), Instant.now()).toHours() + 2);
+    if (needed.compareTo(policy) <= 0) {
+      return policy;
+    }
+    out.println("      " + stream + " resumes at version " + version + " (committed " + committed.get()
+        + "): files removed since are kept, retention " + needed.toHours() + " hours");
+    return needed;
   }
 
   /** A silver table, if it exists (the checkpoint its stream runs with is recorded there). */

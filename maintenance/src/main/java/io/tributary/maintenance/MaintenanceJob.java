@@ -204,8 +204,11 @@ public final class MaintenanceJob {
       case OPTIMIZE -> OptimizeDeltaTable.of(spark, table.location().orElseThrow())
           .zOrderBy(policy.strategy() == MaintenancePolicy.Strategy.SORT ? policy.sortBy()
               : List.of()).execute().describe();
-      case VACUUM -> VacuumDeltaTable.of(spark, table.location().orElseThrow()).retain(policy.snapshotRetention())
-          .execute().describe();
+      case PURGE_DELETION_VECTORS -> PurgeDeletionVectors.of(spark, table.location().orElseThrow()).execute()
+          .describe();
+      case VACUUM -> VacuumDeltaTable.of(spark, table.location().orElseThrow())
+          .retain(new ExpiryGuard(spark, config).vacuumRetention(table, policy.snapshotRetention(), out)).execute()
+          .describe();
     };
   }
 

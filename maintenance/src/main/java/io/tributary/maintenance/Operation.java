@@ -14,7 +14,9 @@ public enum Operation {
   REMOVE_ORPHAN_FILES,
   /** Delta: OPTIMIZE (ZORDER BY the policy's sort-by under strategy = sort). */
   OPTIMIZE,
-  /** Delta: VACUUM with the snapshot retention. */
+  /** Delta: REORG TABLE ... APPLY (PURGE), rewriting the files that carry a deletion vector. */
+  PURGE_DELETION_VECTORS,
+  /** Delta: VACUUM with the snapshot retention (longer where a silver stream has not read bronze yet). */
   VACUUM;
 
   /** As written on the command line: {@code rewrite-data-files}. */

@@ -22,13 +22,14 @@ import org.apache.hadoop.fs.Path;
 import org.apache.iceberg.Table;
 
 /**
- * Where the silver streams reading a bronze table stand, from their checkpoints: the Iceberg snapshot each one's
- * next micro-batch starts at. Spark replays a batch that is in {@code offsets/} but not in {@code commits/} from the
+ * Where the silver streams reading a bronze table stand, from their checkpoints: the Iceberg snapshot (or Delta
+ * version) each one's next micro-batch starts at. Spark replays a batch that is in {@code offsets/} but not in {@code commits/} from the
  * previous batch's end, so the position is the end of the last committed batch (or the stream's initial offset
  * before its first commit). That snapshot and every later one must survive snapshot expiry.
  */
 final class StreamPositions {
-  private static final Pattern SNAPSHOT_ID = Pattern.compile("\"snapshot_id\"\\s*:\\s*(-?\\d+)");
+  /** Iceberg's source offset names its snapshot, Delta's its version. */
+  private static final Pattern POSITION = Pattern.compile("\"(?:snapshot_id|reservoirVersion)\"\\s*:\\s*(-?\\d+)");
 
   private StreamPositions() {}
 
@@ -54,7 +55,7 @@ final class StreamPositions {
     return checkpoints;
   }
 
-  /** The snapshot a stream with this checkpoint resumes at; empty before it has one. */
+  /** The snapshot (or Delta version) a stream with this checkpoint resumes at; empty before it has one. */
   static OptionalLong position(String checkpoint, Configuration hadoop) {
     try {
       Path root = new Path(checkpoint);
@@ -70,7 +71,10 @@ final class StreamPositions {
             return OptionalLong.of(Long.parseLong(new String(in.readAllBytes(), StandardCharsets.UTF_8).trim()));
           }
         }
-        return OptionalLong.empty();
+        // Delta's source records no initial offset: its first batch, planned but not committed, reads the version
+        // its offset names (the table as of the stream's start).
+        Path first = new Path(root, "offsets/0");
+        return committed.isEmpty() && fs.exists(first) ? snapshotIn(fs, first) : OptionalLong.empty();
       }
       return snapshotIn(fs, offset);
     } catch (IOException e) {
@@ -120,7 +124,7 @@ final class StreamPositions {
     try (InputStream in = fs.open(file)) {
       text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
-    Matcher snapshot = SNAPSHOT_ID.matcher(text);
+    Matcher snapshot = POSITION.matcher(text);
     long id = -1;
     while (snapshot.find()) { // the sources' lines come last; silver streams have one source
       id = Long.parseLong(snapshot.group(1));

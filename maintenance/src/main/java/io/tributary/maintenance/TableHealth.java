@@ -1,5 +1,14 @@
 package io.tributary.maintenance;
 
+import static org.apache.spark.sql.functions.coalesce;
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.count;
+import static org.apache.spark.sql.functions.count_if;
+import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.sum;
+import static org.apache.spark.sql.functions.when;
+
+import io.tributary.common.config.TableFormat;
 import java.util.List;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -8,16 +17,18 @@ import org.apache.spark.sql.SparkSession;
  * How healthy a table's files are: what a query pays to plan and read it.
  *
  * @param table the table's SQL name
- * @param snapshots snapshots kept (Iceberg) or versions kept (Delta)
+ * @param format its table format
+ * @param snapshots snapshots kept (Iceberg) or versions kept in the log (Delta)
  * @param dataFiles data files of the current snapshot
  * @param dataBytes their total size
  * @param smallFiles data files smaller than 75% of the target size that share their partition with another file
  *     (what compaction combines)
- * @param deleteFiles delete files of the current snapshot (Iceberg merge-on-read)
- * @param deleteBytes their total size
+ * @param deleteFiles delete files of the current snapshot (Iceberg merge-on-read), or data files with a deletion
+ *     vector (Delta)
+ * @param deleteBytes their total size (of the deletion vectors, for Delta)
  * @param missingFiles files the current snapshot references that are not in storage (the table is damaged)
  */
-public record TableHealth(String table, long snapshots, long dataFiles, long dataBytes, long smallFiles,
+public record TableHealth(String table, TableFormat format, long snapshots, long dataFiles, long dataBytes, long smallFiles,
     long deleteFiles, long deleteBytes, List<String> missingFiles) {
 
   /** The health of an Iceberg table; files below 75% of {@code targetFileSize} count as small. */
@@ -31,23 +42,23 @@ public record TableHealth(String table, long snapshots, long dataFiles, long dat
         + " file_size_in_bytes END), 0) FROM (SELECT *, count_if(content = 0) OVER (PARTITION BY " + partition
         + ") AS partition_files FROM " + table + ".files)").first();
     long snapshots = spark.sql("SELECT count(*) FROM " + table + ".snapshots").first().getLong(0);
-    return new TableHealth(table, snapshots, files.getLong(0), files.getLong(1), files.getLong(2), files.getLong(3),
+    return new TableHealth(table, TableFormat.ICEBERG, snapshots, files.getLong(0), files.getLong(1), files.getLong(2), files.getLong(3),
         files.getLong(4), MissingFiles.ofIceberg(spark, table));
   }
 
-  /** The health of a Delta table (its files are read from the log through the {@code _metadata} column). */
+  /**
+   * The health of a Delta table, from its log alone (the files of the latest version, their deletion vectors, the
+   * versions the log keeps): no data file is read.
+   */
   static TableHealth ofDelta(SparkSession spark, String table, String path, long targetFileSize) {
+    DeltaLogState log = DeltaLogState.read(spark, path);
     List<String> missing = MissingFiles.ofDelta(spark, path);
-    if (!missing.isEmpty()) {
-      // Listing the files through _metadata reads them, which fails on the first missing one.
-      long versions = spark.sql("DESCRIBE HISTORY " + table).count();
-      return new TableHealth(table, versions, 0, 0, 0, 0, 0, missing);
-    }
-    Row files = spark.sql("SELECT count(*), coalesce(sum(size), 0), CASE WHEN count(*) > 1 THEN count_if(size < "
-        + smallBelow(targetFileSize) + ") ELSE 0 END FROM (SELECT DISTINCT _metadata.file_path AS path,"
-        + " _metadata.file_size AS size FROM " + table + ")").first();
-    long versions = spark.sql("DESCRIBE HISTORY " + table).count();
-    return new TableHealth(table, versions, files.getLong(0), files.getLong(1), files.getLong(2), 0, 0, List.of());
+    Row files = log.files().agg(count(lit(1)), coalesce(sum(col("size")), lit(0L)),
+        when(count(lit(1)).gt(1), count_if(col("size").lt(smallBelow(targetFileSize)))).otherwise(0L),
+        count_if(col("deletionVector").isNotNull()),
+        coalesce(sum(col("deletionVector.sizeInBytes")), lit(0L))).first();
+    return new TableHealth(table, TableFormat.DELTA, log.versionsKept(), files.getLong(0), files.getLong(1),
+        files.getLong(2), files.getLong(3), files.getLong(4), missing);
   }
 
   private static long smallBelow(long targetFileSize) {
@@ -69,15 +80,21 @@ public record TableHealth(String table, long snapshots, long dataFiles, long dat
     return !missingFiles.isEmpty();
   }
 
-  /** One line, e.g. {@code 12 snapshots, 340 data files (avg 1.2 MiB, 98% small), 3 delete files, 410.2 MiB}. */
+  /**
+   * One line, e.g. {@code 12 snapshots, 340 data files (avg 1.2 MiB, 98% small), 3 delete files, 410.2 MiB}, or for
+   * Delta {@code 40 versions, 12 data files (avg 8.1 MiB, 0% small), 3 with deletion vectors, 97.4 MiB}.
+   */
   public String describe() {
     if (isDamaged()) {
       return String.format("DAMAGED: %,d file%s that the current snapshot references %s missing (%s%s)",
           missingFiles.size(), missingFiles.size() == 1 ? "" : "s", missingFiles.size() == 1 ? "is" : "are",
           missingFiles.get(0), missingFiles.size() > 1 ? ", ..." : "");
     }
-    return String.format("%,d snapshots, %,d data files (avg %s, %.0f%% small), %,d delete files, %s", snapshots,
-        dataFiles, bytes(averageFileSize()), smallFileRatio() * 100, deleteFiles, bytes(dataBytes + deleteBytes));
+    return format == TableFormat.DELTA
+        ? String.format("%,d versions, %,d data files (avg %s, %.0f%% small), %,d with deletion vectors, %s", snapshots,
+            dataFiles, bytes(averageFileSize()), smallFileRatio() * 100, deleteFiles, bytes(dataBytes + deleteBytes))
+        : String.format("%,d snapshots, %,d data files (avg %s, %.0f%% small), %,d delete files, %s", snapshots,
+            dataFiles, bytes(averageFileSize()), smallFileRatio() * 100, deleteFiles, bytes(dataBytes + deleteBytes));
   }
 
   static String bytes(long bytes) {

@@ -39,7 +39,7 @@ class DueOperationsTest {
   }
 
   private static TableHealth health(long snapshots, long smallFiles, long deleteFiles) {
-    return new TableHealth("t", snapshots, 100, 1 << 20, smallFiles, deleteFiles, 0, List.of());
+    return new TableHealth("t", TableFormat.ICEBERG, snapshots, 100, 1 << 20, smallFiles, deleteFiles, 0, List.of());
   }
 
   @Test
@@ -53,7 +53,10 @@ class DueOperationsTest {
               Operation.REWRITE_MANIFESTS, Operation.EXPIRE_SNAPSHOTS, Operation.REMOVE_ORPHAN_FILES);
     }
     assertThat(DueOperations.applicable(table("bronze.customers", Layer.BRONZE, TableFormat.DELTA)))
-        .containsExactly(Operation.OPTIMIZE, Operation.VACUUM);
+        .containsExactly(Operation.OPTIMIZE, Operation.PURGE_DELETION_VECTORS, Operation.VACUUM);
+    assertThat(DueOperations.applicable(table("silver.customers", Layer.SILVER, TableFormat.DELTA)))
+        .containsExactly(Operation.PURGE_TOMBSTONES, Operation.OPTIMIZE, Operation.PURGE_DELETION_VECTORS,
+            Operation.VACUUM);
   }
 
   @Test
@@ -63,6 +66,10 @@ class DueOperationsTest {
     assertThat(DueOperations.isDue(Operation.REWRITE_DATA_FILES, table, health(1, 5, 0), () -> 0)).isTrue();
     assertThat(DueOperations.isDue(Operation.REWRITE_DATA_FILES, table, health(1, 0, 1), () -> 0)).isTrue();
     assertThat(DueOperations.isDue(Operation.OPTIMIZE, table, health(1, 5, 0), () -> 0)).isTrue();
+    // On Delta, a file with a deletion vector is purged (rewritten alone), not a reason to compact.
+    assertThat(DueOperations.isDue(Operation.OPTIMIZE, table, health(1, 0, 1), () -> 0)).isFalse();
+    assertThat(DueOperations.isDue(Operation.PURGE_DELETION_VECTORS, table, health(1, 0, 0), () -> 0)).isFalse();
+    assertThat(DueOperations.isDue(Operation.PURGE_DELETION_VECTORS, table, health(1, 0, 1), () -> 0)).isTrue();
     assertThat(DueOperations.isDue(Operation.REWRITE_POSITION_DELETES, table, health(1, 0, 1), () -> 0)).isFalse();
     assertThat(DueOperations.isDue(Operation.REWRITE_POSITION_DELETES, table, health(1, 0, 2), () -> 0)).isTrue();
   }
@@ -84,6 +91,6 @@ class DueOperationsTest {
   @Test
   void onlyPurgeAndCompactionChangeWhatIsDueNext() {
     assertThat(List.of(Operation.values())).filteredOn(DueOperations::changesHealth)
-        .containsExactly(Operation.PURGE_TOMBSTONES, Operation.REWRITE_DATA_FILES);
+        .containsExactly(Operation.PURGE_TOMBSTONES, Operation.REWRITE_DATA_FILES, Operation.OPTIMIZE);
   }
 }

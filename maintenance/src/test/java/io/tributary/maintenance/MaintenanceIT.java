@@ -89,13 +89,18 @@ class MaintenanceIT {
 
   /** Appends order events (version {@code seq} of orders {@code from}..{@code to}) to bronze, one commit. */
   private void appendOrders(long from, long to, int seq, long firstOffset) throws Exception {
-    spark.sql("SELECT 'shop.orders' AS topic, 0 AS partition, " + firstOffset + " + id - " + from + " AS offset,"
+    orders(from, to, seq, firstOffset).writeTo(catalog + ".bronze.orders").append();
+  }
+
+  /** Order events as bronze rows, in one partition. */
+  private org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> orders(long from, long to, int seq,
+      long firstOffset) {
+    return spark.sql("SELECT 'shop.orders' AS topic, 0 AS partition, " + firstOffset + " + id - " + from + " AS offset,"
         + " timestamp_millis(1764000000000 + id) AS kafka_timestamp, CAST(format_string('o-%05d', id) AS BINARY)"
         + " AS key, CAST(to_json(named_struct('order_id', format_string('o-%05d', id), 'status', element_at("
         + "array('created', 'paid', 'shipped'), " + seq + "), 'amount', format_string('%d.50', id), 'seq', " + seq
         + ")) AS BINARY) AS value, CAST(NULL AS ARRAY<STRUCT<key: STRING, value: BINARY>>) AS headers,"
-        + " current_timestamp() AS ingested_at FROM range(" + from + ", " + to + ")")
-        .coalesce(1).writeTo(catalog + ".bronze.orders").append();
+        + " current_timestamp() AS ingested_at FROM range(" + from + ", " + to + ")").coalesce(1);
   }
 
   @Test
@@ -221,8 +226,8 @@ class MaintenanceIT {
         + "'connector', 'postgresql', 'lsn', " + seq + " * 1000000 + id, 'ts_ms', 1764000000000 + id), 'after',"
         + " named_struct('order_id', format_string('o-%05d', id), 'status', 'v" + seq + "', 'seq', " + seq + ")))"
         + " AS BINARY) AS value, CAST(NULL AS ARRAY<STRUCT<key: STRING, value: BINARY>>) AS headers,"
-        + " current_timestamp() AS ingested_at FROM range(" + from + ", " + to + ")")
-        .coalesce(1).writeTo(catalog + ".bronze.orders").append();
+        + " current_timestamp() AS ingested_at FROM range(" + from + ", " + to + ")").coalesce(1)
+        .writeTo(catalog + ".bronze.orders").append();
   }
 
   @Test
@@ -285,6 +290,65 @@ class MaintenanceIT {
     assertThatThrownBy(() -> run(config, Optional.of("bronze.orders"), Optional.of(Operation.EXPIRE_SNAPSHOTS)))
         .hasMessageStartingWith("'maintain': --operation expire-snapshots does not apply to delta.`" + path
             + "` (bronze, delta)");
+  }
+
+  /**
+   * Delta next to a silver stream: VACUUM of bronze keeps the files of the versions the stream has not read (an
+   * OPTIMIZE replaced them) however short the retention, and deletes them once it has; on the silver table, tombstones
+   * are purged and the deletion vectors that MERGE and that purge leave are rewritten away, rows intact.
+   */
+  @Test
+  void deltaVacuumSparesWhatASilverStreamHasNotReadAndDeletionVectorsArePurged() throws Exception {
+    TributaryConfig config = config("tributary { bronze.format = delta, silver.format = delta,"
+        + " maintenance.bronze.snapshot-retention = 1 ms, maintenance.silver.tombstone-horizon = 1 day }");
+    new BronzeIngestJob(spark, config).createTables();
+    String bronzePath = dir.resolve("wh/_delta/bronze/orders").toString();
+    spark.sql("ALTER TABLE delta.`" + bronzePath + "` SET TBLPROPERTIES"
+        + " ('delta.deletedFileRetentionDuration' = 'interval 0 hours')");
+    for (int batch = 0; batch < 2; batch++) {
+      orders(batch * 100, (batch + 1) * 100, 1, batch * 100).write().format("delta").mode("append").save(bronzePath);
+    }
+    new SilverMergeJob(spark, config).runUntilCaughtUp();
+    // Two versions silver has not read, whose files OPTIMIZE then replaces.
+    for (int batch = 2; batch < 4; batch++) {
+      orders(batch * 100 - 200, (batch + 1) * 100 - 200, 2, batch * 100).write().format("delta").mode("append")
+          .save(bronzePath);
+    }
+    assertThat(run(config, Optional.of("bronze.orders"), Optional.of(Operation.OPTIMIZE)))
+        .contains("optimize: 4 files -> 1 files");
+    long resumeAt = StreamPositions.position(config.checkpointFor("silver",
+        io.tributary.common.config.TableFormat.DELTA, config.silver().entities().get("orders").table()),
+        spark.sparkContext().hadoopConfiguration()).orElseThrow();
+
+    String guarded = run(config, Optional.of("bronze.orders"), Optional.of(Operation.VACUUM));
+
+    assertThat(guarded).contains("silver-orders resumes at version " + resumeAt + " (committed ",
+        "vacuum: 0 unreferenced files deleted (retention 2 hours)");
+    new SilverMergeJob(spark, config).runUntilCaughtUp();
+    String silver = "delta.`" + dir.resolve("wh/_delta/silver/orders") + "`";
+    assertThat(spark.sql("SELECT count(*), count_if(seq = 2), count_if(status = 'paid') FROM " + silver).first()
+        .toString()).isEqualTo("[200,200,200]");
+    // Read now, the replaced files go.
+    assertThat(run(config, Optional.of("bronze.orders"), Optional.of(Operation.VACUUM)))
+        .doesNotContain("resumes at").contains("vacuum: 4 unreferenced files deleted (retention 0 hours)");
+
+    // Silver: 50 keys deleted long ago (tombstones past the horizon) and 25 recently.
+    spark.sql("UPDATE " + silver + " SET _is_deleted = true, _ts_ms = CASE WHEN order_id < 'o-00050' THEN 0 ELSE"
+        + " unix_millis(current_timestamp()) END WHERE order_id < 'o-00075'");
+    TableHealth before = TableHealth.ofDelta(spark, silver, dir.resolve("wh/_delta/silver/orders").toString(),
+        128L << 20);
+    assertThat(before.deleteFiles()).isPositive();
+    assertThat(before.describe()).contains(" with deletion vectors");
+    List<String> kept = spark.table(silver).where("order_id >= 'o-00050'").toJSON().collectAsList().stream().sorted()
+        .toList();
+
+    String output = run(config, Optional.of("silver.orders"), Optional.empty());
+
+    assertThat(output).contains("purge-tombstones: 50 tombstones removed", "purge-deletion-vectors: ",
+        "files with deletion vectors -> ", "after:  ", " 0 with deletion vectors");
+    assertThat(kept).hasSize(150);
+    assertThat(content(silver)).isEqualTo(kept);
+    assertThat(spark.sql("SELECT count_if(_is_deleted) FROM " + silver).first().getLong(0)).isEqualTo(25);
   }
 
   @Test
