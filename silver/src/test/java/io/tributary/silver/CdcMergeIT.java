@@ -134,6 +134,30 @@ class CdcMergeIT {
         : spark.table(table(table) + ".snapshots").count();
   }
 
+  /** Data files of a Delta silver table that carry a deletion vector, from its log. */
+  private long filesWithDeletionVectors(String table) {
+    return org.apache.spark.sql.delta.DeltaLog.forTable(spark, dir.resolve("wh/_delta/silver").resolve(table)
+        .toString()).update(false, scala.Option.empty(), scala.Option.empty()).allFiles().toDF()
+        .where("deletionVector IS NOT NULL").count();
+  }
+
+  /**
+   * On Delta, an engine without Spark (Delta Kernel's default engine: its own log replay, Parquet reader and
+   * deletion vectors) reads the same columns and rows as Spark.
+   */
+  private void kernelReadsWhatSparkReads(String table) {
+    if (format != TableFormat.DELTA) {
+      return;
+    }
+    String path = dir.resolve("wh/_delta/silver").resolve(table).toString();
+    Dataset<Row> viaSpark = spark.read().format("delta").load(path);
+    assertThat(KernelTableReader.columns(path)).containsExactly(viaSpark.columns());
+    List<String> sparkRows = viaSpark.collectAsList().stream().map(KernelTableReader::plain).map(String::valueOf)
+        .sorted().toList();
+    assertThat(KernelTableReader.rows(path).stream().map(String::valueOf).sorted().toList()).isNotEmpty()
+        .isEqualTo(sparkRows);
+  }
+
   /** The kinds of delete file a table holds: Puffin deletion vectors in format 3, Parquet position deletes in 2. */
   private List<String> deleteFileFormats(String table) {
     return spark.sql("SELECT DISTINCT file_format FROM " + table(table) + ".delete_files")
@@ -178,6 +202,8 @@ class CdcMergeIT {
     if (format == TableFormat.DELTA) {
       assertThat(spark.sql("DESCRIBE DETAIL " + table("people")).select("properties").first().<String, String>getJavaMap(0))
           .as("replaced rows are marked by deletion vectors").containsEntry("delta.enableDeletionVectors", "true");
+      assertThat(filesWithDeletionVectors("people")).isPositive();
+      kernelReadsWhatSparkReads("people");
       return;
     }
     assertThat(formatVersion("people")).as("the table's format version (3 unless the entity says 2)")
@@ -300,6 +326,7 @@ class CdcMergeIT {
         .collectAsList().stream().map(Row::toString))
         .containsExactly("[1,3000000000,calm,9000,true]", "[2,20,null,null,null]");
     assertThat(spark.table(table("quarantine")).count()).isZero();
+    kernelReadsWhatSparkReads("people");
   }
 
   @ParameterizedTest
