@@ -54,6 +54,8 @@ final class BronzeTable {
    * columns only through the builder API, not through SQL.
    */
   private void createDelta(SparkSession spark, BronzeSource source) {
+    io.tributary.common.lakehouse.UnwritableTableException.requireWritableDelta(spark, deltaPath(source),
+        "bronze-" + source.name() + ": " + sqlName(source));
     DeltaTableBuilder builder = DeltaTable.createIfNotExists(spark).location(deltaPath(source));
     for (StructField field : StructType.fromDDL(COLUMNS).fields()) {
       builder = builder.addColumn(field);

@@ -93,6 +93,8 @@ final class GoldTableWriter {
    */
   private void writeDelta(GoldModel model, Dataset<Row> result, String view, TableAddress table, Interval interval,
       Lineage lineage, boolean replace) {
+    io.tributary.common.lakehouse.UnwritableTableException.requireWritableDelta(spark, table.deltaPath(),
+        "gold model " + model.name() + ": " + table);
     // The lineage is the commit's user metadata. Delta leaves out a commit that adds and removes nothing (an
     // interval without rows, twice); every run commits, as on Iceberg, so that its lineage is on record.
     try {

@@ -4,6 +4,7 @@ import io.tributary.bronze.BronzeDataLossException;
 import io.tributary.common.cli.UsageException;
 import io.tributary.common.config.InvalidConfigException;
 import io.tributary.common.lakehouse.DependencyUnavailableException;
+import io.tributary.common.lakehouse.UnwritableTableException;
 import io.tributary.gold.InvalidModelException;
 import io.tributary.gold.ModelFailedException;
 import io.tributary.maintenance.DamagedTablesException;
@@ -40,7 +41,7 @@ final class RunFailures implements IExecutionExceptionHandler {
       return Tributary.FAILED;
     }
     if (failure instanceof DamagedTablesException || failure instanceof DependencyUnavailableException
-        || failure instanceof UnmappableTypeException) {
+        || failure instanceof UnmappableTypeException || failure instanceof UnwritableTableException) {
       err.println("tributary " + name + ": " + failure.getMessage());
       return Tributary.FAILED;
     }

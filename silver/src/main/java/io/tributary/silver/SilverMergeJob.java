@@ -7,6 +7,7 @@ import io.tributary.common.config.SilverEntity;
 import io.tributary.common.config.TableFormat;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.CommitConflicts;
+import io.tributary.common.lakehouse.UnwritableTableException;
 import io.tributary.common.lakehouse.DependencyUnavailableException;
 import io.tributary.common.lakehouse.LakehouseSession;
 import io.tributary.common.lakehouse.SilverCheckpoints;
@@ -68,6 +69,7 @@ public final class SilverMergeJob {
     String catalog = config.catalog().name();
     SilverLayout layout = SilverLayout.of(config);
     TableAddress quarantine = layout.silver(config.silver().quarantine());
+    requireWritable(quarantine, "silver quarantine");
     SilverTables.createQuarantineTable(spark, quarantine);
     List<StreamSupervisor.Supervised> streams = new ArrayList<>();
     for (SilverEntity entity : config.silver().entityList()) {
@@ -135,6 +137,7 @@ public final class SilverMergeJob {
     BronzeFeed bronze = new BronzeFeed(spark, layout.bronze(entity.source()));
     TableAddress silver = layout.silver(entity.table());
     requireNoTableInTheOtherFormat(entity, layout, silver);
+    requireWritable(silver, "silver-" + entity.name());
     if (!bronze.exists()) {
       String missing = entity.setting("source") + ": bronze table " + bronze
           + " does not exist yet";
@@ -189,7 +192,14 @@ public final class SilverMergeJob {
     }
   }
 
-  private static void pause(String waitingFor) {
+  /** A Delta table upgraded beyond what this release writes fails the job before any stream starts. */
+  private void requireWritable(TableAddress table, String role) {
+    if (table.format() == TableFormat.DELTA) {
+      UnwritableTableException.requireWritableDelta(spark, table.deltaPath(), role + ": " + table);
+    }
+  }
+
+    private static void pause(String waitingFor) {
     try {
       Thread.sleep(TABLE_POLL.toMillis());
     } catch (InterruptedException e) {

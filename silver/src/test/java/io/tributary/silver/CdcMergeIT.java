@@ -181,6 +181,58 @@ class CdcMergeIT {
     catalog += "_" + ConfigNames.of(format);
   }
 
+  /**
+   * A Delta silver table upgraded by another engine to a table feature this release's Delta Lake cannot write: the
+   * silver job fails before its stream starts, with one line naming the entity, the table and the feature, and the
+   * table keeps its rows.
+   */
+  @org.junit.jupiter.api.Test
+  void aDeltaTableThisReleaseCannotWriteFailsTheJobInOneLineAndKeepsItsRows() throws Exception {
+    use(TableFormat.DELTA);
+    spark.sparkContext().setLocalProperty("sql.streaming.queryId", null);
+    TributaryConfig config = TributaryConfig.from(ConfigFactory.parseString("tributary {\n"
+        + " catalog { name = " + catalog + ", warehouse = \"" + dir.resolve("wh") + "\" }\n"
+        + " kafka.bootstrap-servers = \"127.0.0.1:1\"\n checkpoint-location = \"" + dir.resolve("cp") + "\"\n"
+        + " bronze.format = delta\n silver.format = delta\n"
+        + " bronze.sources.people { topic = t, table = bronze.people }\n"
+        + " silver.entities.people { source = bronze.people, key = [id], table = silver.people,"
+        + " schema = \"id BIGINT, name STRING\" }\n}"));
+    String bronze = dir.resolve("wh/_delta/bronze/people").toString();
+    batch(change("c", 1, 100), change("c", 2, 110)).write().format("delta").mode("append").save(bronze);
+    new SilverMergeJob(spark, config).runUntilCaughtUp();
+    Map<Long, String> before = state("people");
+    assertThat(before).hasSize(2);
+
+    String silver = dir.resolve("wh/_delta/silver/people").toString();
+    var protocol = org.apache.spark.sql.delta.DeltaLog.forTable(spark, silver)
+        .update(false, scala.Option.empty(), scala.Option.empty()).protocol();
+    assertThat(protocol.minWriterVersion()).isEqualTo(7); // table features: deletion vectors, type widening
+    List<String> writerFeatures = new ArrayList<>(scala.jdk.javaapi.CollectionConverters.asJava(
+        protocol.writerFeatures().get()));
+    writerFeatures.add("tributaryFutureFeature");
+    long next = org.apache.spark.sql.delta.DeltaLog.forTable(spark, silver)
+        .update(false, scala.Option.empty(), scala.Option.empty()).version() + 1;
+    java.nio.file.Files.writeString(Path.of(silver, "_delta_log", String.format("%020d.json", next)),
+        "{\"protocol\":{\"minReaderVersion\":" + protocol.minReaderVersion() + ",\"minWriterVersion\":7,"
+        + "\"readerFeatures\":" + json(scala.jdk.javaapi.CollectionConverters.asJava(protocol.readerFeatures().get()))
+        + ",\"writerFeatures\":" + json(writerFeatures) + "}}\n");
+    batch(change("u", 1, 200)).write().format("delta").mode("append").save(bronze);
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> new SilverMergeJob(spark, config).runUntilCaughtUp())
+        .isInstanceOf(io.tributary.common.lakehouse.UnwritableTableException.class)
+        .hasMessageStartingWith("silver-people: spark_catalog.`silver`.`people` (Delta table at " + silver + ") has Delta"
+            + " protocol (reader 3, writer 7 with writer features [")
+        .hasMessageContaining("tributaryFutureFeature")
+        .hasMessageContaining("Nothing was written")
+        .satisfies(failure -> assertThat(failure.getMessage()).doesNotContain("\n"));
+    assertThat(state("people")).isEqualTo(before);
+  }
+
+  private static String json(java.util.Collection<String> names) {
+    return names.stream().sorted().map(name -> "\"" + name + "\"").collect(java.util.stream.Collectors.joining(",",
+        "[", "]"));
+  }
+
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"iceberg-v3", "iceberg-v2", "delta"})
   void lateChangesLoseDeletesStayDeletedAndReplaysAreSkipped(String layout) throws Exception {
