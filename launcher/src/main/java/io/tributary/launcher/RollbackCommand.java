@@ -7,6 +7,7 @@ import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.LakehouseSession;
 import io.tributary.common.lakehouse.TableRollback;
 import io.tributary.silver.DatabaseTableRebuild;
+import io.tributary.silver.DeltaSilverRollback;
 import io.tributary.silver.SilverRollback;
 import java.time.Instant;
 import java.util.List;
@@ -35,7 +36,8 @@ final class RollbackCommand extends JobCommand {
   @Option(names = "--table", required = true, paramLabel = "NS.TABLE", description = "The silver or gold table.")
   private String table;
 
-  @Option(names = "--snapshot", paramLabel = "ID", description = "The snapshot to go back to.")
+  @Option(names = "--snapshot", paramLabel = "ID", description = "The snapshot (a Delta table's version) to go back"
+      + " to.")
   private String snapshotText;
 
   @Option(names = "--timestamp", paramLabel = "T", description = "... or the table as it was at T (UTC, e.g."
@@ -64,8 +66,14 @@ final class RollbackCommand extends JobCommand {
           + " loaded the records a rollback would drop, so they would be lost. Roll back the silver or gold tables"
           + " built from it instead.");
     }
-    if (!name.namespace().equals(config.gold().namespace())) {
-      RebuildCommand.requireIceberg("rollback", config);
+    boolean deltaSilver = config.silver().format() == io.tributary.common.config.TableFormat.DELTA
+        && config.silver().entityList().stream().anyMatch(entity -> entity.table().equals(name));
+    if (!name.namespace().equals(config.gold().namespace()) && !deltaSilver
+        && config.bronze().format() == io.tributary.common.config.TableFormat.DELTA) {
+      throw new UsageException("'rollback': " + table + " is an Iceberg table reading Delta bronze"
+          + " (tributary.bronze.format = delta), which rollback does not cover yet (it does Iceberg silver on Iceberg"
+          + " bronze, and Delta silver on either). To build it again from bronze: stop its stream, drop the table,"
+          + " delete its checkpoint, and run silver");
     } else if (config.gold().format() == io.tributary.common.config.TableFormat.DELTA) {
       throw new UsageException("'rollback': the gold tables are Delta (tributary.gold.format = delta), and rollback"
           + " works on Iceberg only so far. Delta's own RESTORE TABLE " + table + " TO VERSION AS OF <version> puts a"
@@ -73,16 +81,39 @@ final class RollbackCommand extends JobCommand {
           + " ...)");
     }
     boolean databaseTable = RebuildCommand.isDatabaseTable(config, name);
+    if (deltaSilver) {
+      return new Job("rollback", config, spark -> rollBackDelta(spark, config, snapshot, timestamp));
+    }
     return new Job("rollback", config, spark -> rollBack(spark, config, name, databaseTable, snapshot, timestamp));
   }
 
+  /** A Delta silver entity's table: its versions instead of snapshots, RESTORE instead of a snapshot switch. */
+  private Result rollBackDelta(SparkSession spark, TributaryConfig config, OptionalLong version,
+      Optional<Instant> timestamp) {
+    DeltaSilverRollback rollback = new DeltaSilverRollback(spark, config);
+    long target;
+    try {
+      target = rollback.target(table, version, timestamp);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("'rollback': " + e.getMessage());
+    }
+    TableRollback.Preview preview = rollback.preview(table, target);
+    System.out.print(preview.describe());
+    if (apply) {
+      rollback.apply(table, target, System.out);
+    }
+    return new Result(table, "version", target, preview.currentSnapshot(), apply,
+        "; the entity's stream then re-applies the bronze changes after that version.");
+  }
+
   /** A rollback previewed or applied; it describes the next step (apply it, or undo it). */
-  record Result(String table, long target, long current, boolean applied, String afterApply) implements JobResult {
+  record Result(String table, String unit, long target, long current, boolean applied, String afterApply)
+      implements JobResult {
     @Override
     public String describe() {
-      return applied ? "rolled back to snapshot " + target + ". To undo: tributary rollback --config FILE --table "
+      return applied ? "rolled back to " + unit + " " + target + ". To undo: tributary rollback --config FILE --table "
           + table + " --snapshot " + current + " --apply"
-          : "nothing changed (a preview). Add --apply to roll back to snapshot " + target + afterApply;
+          : "nothing changed (a preview). Add --apply to roll back to " + unit + " " + target + afterApply;
     }
   }
 
@@ -95,7 +126,7 @@ final class RollbackCommand extends JobCommand {
     System.out.print(preview.describe());
     boolean silver = config.silver().entityList().stream().anyMatch(entity -> entity.table().equals(name));
     if (!apply) {
-      return new Result(table, target, preview.currentSnapshot(), false, silver
+      return new Result(table, "snapshot", target, preview.currentSnapshot(), false, silver
           ? "; the entity's stream then re-applies the bronze changes after that snapshot."
           : databaseTable ? "; the table is then rebuilt from that snapshot and the changes of its topic after it,"
               + " while the database's stream goes on with the others." : ".");
@@ -114,7 +145,7 @@ final class RollbackCommand extends JobCommand {
       TableRollback.apply(iceberg, target, Map.of(), List.of());
       System.out.println(sqlName + " is at snapshot " + target + " again.");
     }
-    return new Result(table, target, preview.currentSnapshot(), true, "");
+    return new Result(table, "snapshot", target, preview.currentSnapshot(), true, "");
   }
 
   /** The snapshot a rollback (or a rebuild from a time) targets. */

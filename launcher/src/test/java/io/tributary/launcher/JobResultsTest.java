@@ -49,9 +49,9 @@ class JobResultsTest {
         .isEqualTo("read 120 records from Kafka; 110 were in lake.bronze.orders already, 10 added");
     assertThat(new SilverRebuild.Result("lake.silver.orders", OptionalLong.of(1), 72L, 41_200, 41_205, "cp")
         .describe()).isEqualTo("lake.silver.orders rebuilt: 41,205 rows (was 41,200), snapshot 72");
-    assertThat(new RollbackCommand.Result("silver.orders", 5, 9, false, ".").describe())
+    assertThat(new RollbackCommand.Result("silver.orders", "snapshot", 5, 9, false, ".").describe())
         .isEqualTo("nothing changed (a preview). Add --apply to roll back to snapshot 5.");
-    assertThat(new RollbackCommand.Result("silver.orders", 5, 9, true, "").describe())
+    assertThat(new RollbackCommand.Result("silver.orders", "snapshot", 5, 9, true, "").describe())
         .isEqualTo("rolled back to snapshot 5. To undo: tributary rollback --config FILE --table silver.orders"
             + " --snapshot 9 --apply");
   }

@@ -44,7 +44,7 @@ final class ExpiryGuard {
     }
     var hadoop = spark.sparkContext().hadoopConfiguration();
     Map<String, Long> positions = new LinkedHashMap<>();
-    StreamPositions.readersOf(config, table.name(), this::silverTable).forEach((stream, checkpoint) -> {
+    StreamPositions.readersOf(config, table.name(), this::silverProperties).forEach((stream, checkpoint) -> {
       StreamPositions.moveInitialOffset(checkpoint, hadoop).ifPresent(from -> out.println("      " + stream
           + ": initial offset moved from snapshot " + from + " to where it resumes"));
       StreamPositions.position(checkpoint, hadoop).ifPresent(snapshot -> positions.put(stream, snapshot));
@@ -67,7 +67,7 @@ final class ExpiryGuard {
     }
     var hadoop = spark.sparkContext().hadoopConfiguration();
     Map<String, Long> positions = new LinkedHashMap<>();
-    StreamPositions.readersOf(config, table.name(), this::silverTable).forEach((stream, checkpoint) ->
+    StreamPositions.readersOf(config, table.name(), this::silverProperties).forEach((stream, checkpoint) ->
         StreamPositions.position(checkpoint, hadoop).ifPresent(version -> positions.put(stream, version)));
     Optional<Map.Entry<String, Long>> oldest = positions.entrySet().stream().min(Map.Entry.comparingByValue());
     if (oldest.isEmpty()) {
@@ -94,14 +94,21 @@ final class ExpiryGuard {
     return needed;
   }
 
-  /** A silver table, if it exists (the checkpoint its stream runs with is recorded there). */
-  private Optional<Table> silverTable(io.tributary.common.config.TableName name) {
+  /** A silver table's properties, if it exists (the checkpoint its stream runs with is recorded there). */
+  private Optional<Map<String, String>> silverProperties(io.tributary.common.config.TableName name) {
+    if (config.silver().format() == io.tributary.common.config.TableFormat.DELTA) {
+      String path = new io.tributary.common.lakehouse.Tables(config.catalog()).deltaPath(name);
+      var snapshot = org.apache.spark.sql.delta.DeltaLog.forTable(spark, path)
+          .update(false, scala.Option.empty(), scala.Option.empty());
+      return snapshot.version() < 0 ? Optional.empty()
+          : Optional.of(scala.jdk.javaapi.CollectionConverters.asJava(snapshot.metadata().configuration()));
+    }
     String sqlName = config.catalog().name() + "." + name;
     if (!spark.catalog().tableExists(sqlName)) {
       return Optional.empty();
     }
     try {
-      return Optional.of(Spark3Util.loadIcebergTable(spark, sqlName));
+      return Optional.of(Spark3Util.loadIcebergTable(spark, sqlName).properties());
     } catch (Exception e) {
       throw new IllegalStateException("cannot load " + sqlName + ": " + e.getMessage(), e);
     }

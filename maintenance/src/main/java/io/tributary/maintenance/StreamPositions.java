@@ -19,7 +19,6 @@ import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.apache.iceberg.Table;
 
 /**
  * Where the silver streams reading a bronze table stand, from their checkpoints: the Iceberg snapshot (or Delta
@@ -35,15 +34,16 @@ final class StreamPositions {
 
   /**
    * Stream name (silver-customers) → the checkpoint of each silver stream reading {@code bronzeTable}: the one its
-   * silver table names (see {@link SilverCheckpoints}), or the configured one before the table exists.
+   * silver table names in its properties (see {@link SilverCheckpoints}), or the configured one before the table
+   * exists.
    */
   static Map<String, String> readersOf(TributaryConfig config, TableName bronzeTable,
-      Function<TableName, Optional<Table>> silverTables) {
+      Function<TableName, Optional<Map<String, String>>> silverProperties) {
     Map<String, String> checkpoints = new LinkedHashMap<>();
     for (SilverEntity entity : config.silver().entityList()) {
       if (entity.source().equals(bronzeTable)) {
-        checkpoints.put("silver-" + entity.name(), silverTables.apply(entity.table())
-            .map(table -> SilverCheckpoints.current(config, entity, table))
+        checkpoints.put("silver-" + entity.name(), silverProperties.apply(entity.table())
+            .map(properties -> SilverCheckpoints.current(config, entity, properties))
             .orElseGet(() -> SilverCheckpoints.configured(config, entity)));
       }
     }

@@ -39,7 +39,7 @@ public final class SilverStatus {
       }
       Optional<Table> silver = spark.catalog().tableExists(catalog + "." + entity.table())
           ? Optional.of(load(spark, catalog + "." + entity.table())) : Optional.empty();
-      String checkpoint = silver.map(table -> SilverCheckpoints.current(config, entity, table))
+      String checkpoint = silver.map(table -> SilverCheckpoints.current(config, entity, table.properties()))
           .orElseGet(() -> SilverCheckpoints.configured(config, entity));
       states.add(state(spark, name, load(spark, catalog + "." + entity.source()), checkpoint));
     }

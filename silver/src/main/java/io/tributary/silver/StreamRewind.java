@@ -63,6 +63,23 @@ final class StreamRewind {
     }, databaseCheckpoint + "@" + purpose + "-" + entity.table().table() + "-" + System.currentTimeMillis(), hadoop);
   }
 
+  /**
+   * Which stream commit a table's content goes back to: the stream, its batch and when it committed.
+   *
+   * @param committedMillis when the batch committed to the table
+   */
+  record WrittenBy(String streamId, long batch, long committedMillis) {}
+
+  /**
+   * Prepares the checkpoint for an entity's table whose content is that {@code written} left (a Delta table's
+   * version, found along its history); {@code icebergBronze} is bronze when it is an Iceberg table, empty for Delta.
+   */
+  static Rewind to(TributaryConfig config, SilverEntity entity, WrittenBy written, java.util.Optional<Table>
+      icebergBronze, String purpose, Configuration hadoop) {
+    return rewind(written, icebergBronze, entity, streamId -> checkpointOf(config, entity, streamId, hadoop),
+        SilverCheckpoints.next(config, entity, purpose), hadoop);
+  }
+
   private static Rewind rewind(Table silver, Table bronze, long snapshotId, SilverEntity entity,
       Function<String, CheckpointFiles> checkpointOfStream, String target, Configuration hadoop) {
     Snapshot written = null;
@@ -74,30 +91,53 @@ final class StreamRewind {
       }
     }
     if (written == null) {
-      throw new IllegalStateException("No silver stream commit is in the history of snapshot " + snapshotId + " of "
-          + silver.name() + ", so where its stream stood is unknown; rebuild the table from bronze instead"
-          + " (tributary rebuild --table " + entity.table() + ")");
+      throw noStreamCommit("snapshot " + snapshotId, silver.name(), entity);
     }
-    String streamId = written.summary().get(StreamCommits.STREAM_ID);
-    long batch = Long.parseLong(written.summary().get(StreamCommits.BATCH_ID));
-    CheckpointFiles source = checkpointOfStream.apply(streamId);
+    return rewind(new WrittenBy(written.summary().get(StreamCommits.STREAM_ID),
+        Long.parseLong(written.summary().get(StreamCommits.BATCH_ID)), written.timestampMillis()),
+        java.util.Optional.of(bronze), entity, checkpointOfStream, target, hadoop);
+  }
+
+  private static IllegalStateException noLongerHolds(CheckpointFiles source, long batch, SilverEntity entity) {
+    return new IllegalStateException("The checkpoint " + source.location() + " no longer holds batch " + batch
+        + " (Spark keeps the last spark.sql.streaming.minBatchesToRetain batches, 100 by default); rebuild the"
+        + " table from bronze instead (tributary rebuild --table " + entity.table() + ")");
+  }
+
+  static IllegalStateException noStreamCommit(String what, String table, SilverEntity entity) {
+    return new IllegalStateException("No silver stream commit is in the history of " + what + " of " + table
+        + ", so where its stream stood is unknown; rebuild the table from bronze instead (tributary rebuild --table "
+        + entity.table() + ")");
+  }
+
+  private static Rewind rewind(WrittenBy written, java.util.Optional<Table> icebergBronze, SilverEntity entity,
+      Function<String, CheckpointFiles> checkpointOfStream, String target, Configuration hadoop) {
+    long batch = written.batch();
+    CheckpointFiles source = checkpointOfStream.apply(written.streamId());
+    if (icebergBronze.isEmpty()) {
+      // Delta bronze: Spark's own offsets say where the batch ended (no initial load, no initial offset).
+      if (source.batchEnd(batch).isEmpty()) {
+        throw noLongerHolds(source, batch, entity);
+      }
+      source.copyUpTo(batch, target, hadoop);
+      return new Rewind(target, source.location(), batch, written.committedMillis());
+    }
+    Table bronze = icebergBronze.get();
     bronze.refresh();
     if (batch == InitialLoad.BATCH_ID) {
       long loaded = source.readNumber(InitialLoad.SNAPSHOT_FILE).orElseThrow(() -> new IllegalStateException(
           "The checkpoint " + source.location() + " does not record which bronze snapshot its initial load read"));
       requireKept(bronze, loaded, entity);
       source.copyAfterInitialLoad(target, hadoop, loaded, InitialLoad.addedFiles(bronze, bronze.snapshot(loaded)));
-      return new Rewind(target, source.location(), batch, written.timestampMillis());
+      return new Rewind(target, source.location(), batch, written.committedMillis());
     }
     OptionalLong resume = source.snapshotAfterBatch(batch);
     if (resume.isEmpty()) {
-      throw new IllegalStateException("The checkpoint " + source.location() + " no longer holds batch " + batch
-          + " (Spark keeps the last spark.sql.streaming.minBatchesToRetain batches, 100 by default); rebuild the"
-          + " table from bronze instead (tributary rebuild --table " + entity.table() + ")");
+      throw noLongerHolds(source, batch, entity);
     }
     requireKept(bronze, resume.getAsLong(), entity);
     source.copyUpTo(batch, target, hadoop);
-    return new Rewind(target, source.location(), batch, written.timestampMillis());
+    return new Rewind(target, source.location(), batch, written.committedMillis());
   }
 
   /** The entity's checkpoint (the configured one or one made by a rebuild or rollback) whose query is this stream. */

@@ -252,9 +252,75 @@ class RecoveryIT {
     assertThat(ShopReference.orders(spark, table + " VERSION AS OF " + beforeRebuild)).isEqualTo(reference);
   }
 
+  /**
+   * The same on Delta: RESTORE brings back the version's files and properties, the stream re-applies the bronze
+   * changes after it from a new checkpoint (a new query id, so Delta's transaction versions do not skip them), and
+   * the quarantine rows go back too.
+   */
+  @Test
+  void aDeltaRollbackReturnsTheEarlierVersionAndTheStreamReappliesWhatCameAfter(SparkSession spark,
+      LocalKafkaBroker broker, @TempDir Path dir) throws Exception {
+    BronzeFixture fixture = new BronzeFixture(broker, dir);
+    fixture.createTopics(2, "orders");
+    List<GeneratedRecord> generated = generate(53);
+    List<GeneratedRecord> first = generated.subList(0, generated.size() / 2);
+    TributaryConfig config = fixture.config(Map.of("orders", "orders"), orders("order_id")
+        + "tributary.bronze.format = delta\ntributary.silver.format = delta\n");
+    io.tributary.common.lakehouse.Tables tables = new io.tributary.common.lakehouse.Tables(config.catalog());
+    String table = "delta.`" + tables.deltaPath(config.silver().entities().get("orders").table()) + "`";
+    String quarantine = "delta.`" + tables.deltaPath(config.silver().quarantine()) + "`";
+    new BronzeIngestJob(spark, config).createTables();
+    send(fixture, first);
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
+    new SilverMergeJob(spark, config).runUntilCaughtUp();
+    long earlier = spark.sql("DESCRIBE HISTORY " + table).agg(org.apache.spark.sql.functions.max("version")).first()
+        .getLong(0);
+    List<String> earlierRows = rows(spark, table + " VERSION AS OF " + earlier);
+    send(fixture, generated.subList(first.size(), generated.size()));
+    new BronzeIngestJob(spark, config).runUntilCaughtUp();
+    new SilverMergeJob(spark, config).runUntilCaughtUp();
+    Map<String, List<String>> reference = ShopReference.orders(generated);
+    assertThat(ShopReference.orders(spark, table)).isEqualTo(reference);
+
+    DeltaSilverRollback rollback = new DeltaSilverRollback(spark, config);
+    assertThat(rollback.target("silver.orders", OptionalLong.of(earlier), java.util.Optional.empty()))
+        .isEqualTo(earlier);
+    TableRollback.Preview preview = rollback.preview("silver.orders", earlier);
+    assertThat(preview.targetRows()).isEqualTo(earlierRows.size());
+    assertThat(preview.currentRows()).isEqualTo(spark.table(table).count());
+    assertThat(preview.rowsRemoved()).isPositive();
+    long rolledBackFrom = preview.currentSnapshot();
+
+    rollback.apply("silver.orders", earlier, System.out);
+    assertThat(rows(spark, table)).isEqualTo(earlierRows);
+    assertThat(quarantinedIn(spark, quarantine)).isEqualTo(SilverMergeIT.malformed(first,
+        GeneratorOptions.ORDERS_TOPIC));
+    assertThat(spark.sql("SHOW TBLPROPERTIES " + table).where("key = 'tributary.silver.switching'").count())
+        .as("the switch is over").isZero();
+
+    // The stream re-applies the bronze changes after that version: the table catches up, nothing twice.
+    new SilverMergeJob(spark, config).runUntilCaughtUp();
+    assertThat(ShopReference.orders(spark, table)).isEqualTo(reference);
+    assertThat(quarantinedIn(spark, quarantine)).isEqualTo(SilverMergeIT.malformed(generated,
+        GeneratorOptions.ORDERS_TOPIC));
+
+    // A second rollback, to the version before the first one, goes through the RESTORE in the history.
+    TableRollback.Preview back = rollback.preview("silver.orders", rolledBackFrom);
+    assertThat(back.rowsRemoved()).as("the content is the same as before the first rollback").isZero();
+    rollback.apply("silver.orders", rolledBackFrom, System.out);
+    new SilverMergeJob(spark, config).runUntilCaughtUp();
+    assertThat(ShopReference.orders(spark, table)).isEqualTo(reference);
+    assertThat(quarantinedIn(spark, quarantine)).isEqualTo(SilverMergeIT.malformed(generated,
+        GeneratorOptions.ORDERS_TOPIC));
+  }
+
   private static long quarantined(SparkSession spark, String lake) {
-    return spark.sql("SELECT count(*), count(DISTINCT topic, `partition`, `offset`) FROM " + lake
-        + ".silver.quarantine WHERE entity = 'orders'").collectAsList().stream()
+    return quarantinedIn(spark, lake + ".silver.quarantine");
+  }
+
+  private static long quarantinedIn(SparkSession spark, String quarantine) {
+    return spark.sql("SELECT count(*), count(DISTINCT topic, `partition`, `offset`) FROM " + quarantine
+        + " WHERE entity = 'orders'").collectAsList().stream()
         .peek(row -> assertThat(row.getLong(0)).as("quarantined once each").isEqualTo(row.getLong(1)))
         .mapToLong(row -> row.getLong(0)).sum();
   }

@@ -3,7 +3,6 @@ package io.tributary.common.lakehouse;
 import io.tributary.common.config.SilverEntity;
 import io.tributary.common.config.TableFormat;
 import io.tributary.common.config.TributaryConfig;
-import org.apache.iceberg.Table;
 
 /**
  * Which checkpoint an entity's silver stream runs with. By default the one its config names; after a rebuild or a
@@ -58,9 +57,9 @@ public final class SilverCheckpoints {
         database.name()));
   }
 
-  /** The checkpoint that matches the silver table's current content. */
-  public static String current(TributaryConfig config, SilverEntity entity, Table silverTable) {
-    String recorded = silverTable.properties().get(PROPERTY);
+  /** The checkpoint that matches the silver table's current content, from the table's properties. */
+  public static String current(TributaryConfig config, SilverEntity entity, java.util.Map<String, String> properties) {
+    String recorded = properties.get(PROPERTY);
     return recorded != null ? recorded : configured(config, entity);
   }
 

@@ -78,7 +78,17 @@ public final class TableRollback {
     if (current == null) {
       throw new IllegalStateException(sqlName + " has no current snapshot");
     }
-    Dataset<Row> now = spark.sql("SELECT * FROM " + sqlName + " VERSION AS OF " + current.snapshotId());
+    return compare(spark, sqlName, current.snapshotId(), Instant.ofEpochMilli(current.timestampMillis()), target,
+        Instant.ofEpochMilli(table.snapshot(target).timestampMillis()));
+  }
+
+  /**
+   * Compares a table's content at {@code current} with its content at {@code target} (Iceberg snapshot ids or Delta
+   * versions, read with {@code VERSION AS OF}).
+   */
+  public static Preview compare(SparkSession spark, String sqlName, long current, Instant currentTime, long target,
+      Instant targetTime) {
+    Dataset<Row> now = spark.sql("SELECT * FROM " + sqlName + " VERSION AS OF " + current);
     Dataset<Row> then = spark.sql("SELECT * FROM " + sqlName + " VERSION AS OF " + target);
     List<String> columns = new ArrayList<>(Arrays.asList(now.columns()));
     columns.retainAll(Arrays.asList(then.columns()));
@@ -87,9 +97,8 @@ public final class TableRollback {
     Dataset<Row> removed = now.selectExpr(selected).exceptAll(then.selectExpr(selected)).localCheckpoint();
     Dataset<Row> restored = then.selectExpr(selected).exceptAll(now.selectExpr(selected)).localCheckpoint();
     try {
-      return new Preview(sqlName, current.snapshotId(), Instant.ofEpochMilli(current.timestampMillis()), target,
-          Instant.ofEpochMilli(table.snapshot(target).timestampMillis()), now.count(), then.count(), removed.count(),
-          restored.count(), removed.toJSON().takeAsList(SAMPLE), restored.toJSON().takeAsList(SAMPLE),
+      return new Preview(sqlName, current, currentTime, target, targetTime, now.count(), then.count(),
+          removed.count(), restored.count(), removed.toJSON().takeAsList(SAMPLE), restored.toJSON().takeAsList(SAMPLE),
           List.copyOf(columns));
     } finally {
       LocalCheckpoints.release(removed);
