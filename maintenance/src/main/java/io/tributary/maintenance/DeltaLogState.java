@@ -43,7 +43,12 @@ final class DeltaLogState {
     }
   }
 
-  /** The latest version. */
+  /** The table's properties at the latest version; empty when no table is there. */
+  java.util.Map<String, String> properties() {
+    return scala.jdk.javaapi.CollectionConverters.asJava(snapshot.metadata().configuration());
+  }
+
+  /** The latest version (-1 when no table is there). */
   long version() {
     return snapshot.version();
   }

@@ -97,11 +97,9 @@ final class ExpiryGuard {
   /** A silver table's properties, if it exists (the checkpoint its stream runs with is recorded there). */
   private Optional<Map<String, String>> silverProperties(io.tributary.common.config.TableName name) {
     if (config.silver().format() == io.tributary.common.config.TableFormat.DELTA) {
-      String path = new io.tributary.common.lakehouse.Tables(config.catalog()).deltaPath(name);
-      var snapshot = org.apache.spark.sql.delta.DeltaLog.forTable(spark, path)
-          .update(false, scala.Option.empty(), scala.Option.empty());
-      return snapshot.version() < 0 ? Optional.empty()
-          : Optional.of(scala.jdk.javaapi.CollectionConverters.asJava(snapshot.metadata().configuration()));
+      DeltaLogState log = DeltaLogState.read(spark,
+          new io.tributary.common.lakehouse.Tables(config.catalog()).deltaPath(name));
+      return log.version() < 0 ? Optional.empty() : Optional.of(log.properties());
     }
     String sqlName = config.catalog().name() + "." + name;
     if (!spark.catalog().tableExists(sqlName)) {

@@ -5,6 +5,7 @@ import io.tributary.common.config.SilverEntity;
 import io.tributary.common.config.TableFormat;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.DeltaCommitMetadata;
+import io.tributary.common.lakehouse.DeltaCommitMetadata.Commit;
 import io.tributary.common.lakehouse.LakehouseSession;
 import io.tributary.common.lakehouse.SilverCheckpoints;
 import io.tributary.common.lakehouse.StreamCommits;
@@ -12,7 +13,6 @@ import io.tributary.common.lakehouse.TableAddress;
 import io.tributary.common.lakehouse.TableRollback;
 import java.io.PrintStream;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -43,13 +43,9 @@ public final class DeltaSilverRollback {
     this.config = config;
   }
 
-  /** One entry of a Delta table's history. */
-  private record Version(long version, Instant time, String operation, Map<String, String> parameters,
-      Map<String, String> recorded) {}
-
   /** The version a rollback of {@code table} targets: {@code version} if the log has it, or the one shown at a time. */
   public long target(String table, OptionalLong version, Optional<Instant> asOf) {
-    List<Version> history = history(address(table).deltaPath());
+    List<Commit> history = history(address(table).deltaPath());
     if (version.isPresent()) {
       if (history.stream().noneMatch(entry -> entry.version() == version.getAsLong())) {
         throw new IllegalArgumentException(table + " has no version " + version.getAsLong() + " in its log (kept: "
@@ -59,16 +55,16 @@ public final class DeltaSilverRollback {
       return version.getAsLong();
     }
     Instant at = asOf.orElseThrow(() -> new IllegalArgumentException("give a version or a time"));
-    return history.stream().filter(entry -> !entry.time().isAfter(at)).mapToLong(Version::version).max()
+    return history.stream().filter(entry -> !entry.time().isAfter(at)).mapToLong(Commit::version).max()
         .orElseThrow(() -> new IllegalArgumentException(table + " has no version from " + at + " or before in its"
             + " log; see DESCRIBE HISTORY " + address(table).sqlName()));
   }
 
   /** What rolling {@code table} back to {@code target} changes. */
   public TableRollback.Preview preview(String table, long target) {
-    List<Version> history = history(address(table).deltaPath());
-    Version current = history.get(0);
-    Version then = history.stream().filter(entry -> entry.version() == target).findFirst().orElseThrow();
+    List<Commit> history = history(address(table).deltaPath());
+    Commit current = history.get(0);
+    Commit then = history.stream().filter(entry -> entry.version() == target).findFirst().orElseThrow();
     return TableRollback.compare(spark, sql(address(table)), current.version(), current.time(), target, then.time());
   }
 
@@ -115,7 +111,7 @@ public final class DeltaSilverRollback {
    */
   private StreamRewind.WrittenBy writtenBy(TableAddress silver, long target, SilverEntity entity) {
     long wanted = target;
-    for (Version entry : history(silver.deltaPath())) {
+    for (Commit entry : history(silver.deltaPath())) {
       if (entry.version() > wanted) {
         continue;
       }
@@ -132,7 +128,7 @@ public final class DeltaSilverRollback {
     throw StreamRewind.noStreamCommit("version " + target, silver.toString(), entity);
   }
 
-  private long restoredVersion(Version restore, TableAddress silver) {
+  private long restoredVersion(Commit restore, TableAddress silver) {
     String version = restore.parameters().get("version");
     if (version != null && !version.isBlank() && !version.equals("null")) {
       return Long.parseLong(version);
@@ -142,19 +138,9 @@ public final class DeltaSilverRollback {
     return target(silver.name().toString(), OptionalLong.empty(), Optional.of(at));
   }
 
-  /** The table's history, newest first: version, time, operation and its parameters, what Tributary recorded. */
-  private List<Version> history(String path) {
-    List<Version> versions = new ArrayList<>();
-    for (Row row : DeltaTable.forPath(spark, path).history()
-        .select("version", "timestamp", "operation", "operationParameters", "userMetadata")
-        .orderBy(org.apache.spark.sql.functions.col("version").desc()).collectAsList()) {
-      Map<String, String> parameters = row.isNullAt(3) ? Map.of() : row.getJavaMap(3);
-      versions.add(new Version(row.getLong(0), row.getTimestamp(1).toInstant(), row.getString(2),
-          parameters.entrySet().stream().filter(entry -> entry.getValue() != null)
-              .collect(Collectors.toMap(Map.Entry::getKey, entry -> String.valueOf(entry.getValue()))),
-          DeltaCommitMetadata.parse(row.isNullAt(4) ? null : row.getString(4), StreamCommits.STREAM_ID)));
-    }
-    return versions;
+  /** The table's history, newest first, with what silver's stream commits recorded. */
+  private List<Commit> history(String path) {
+    return DeltaCommitMetadata.history(spark, path, 0, StreamCommits.STREAM_ID);
   }
 
   private TableAddress address(String table) {
@@ -165,7 +151,7 @@ public final class DeltaSilverRollback {
   private Dataset<Row> quarantineAsOf(TableAddress quarantine, String entity, long millis) {
     Dataset<Row> now = spark.read().format("delta").load(quarantine.deltaPath());
     OptionalLong version = history(quarantine.deltaPath()).stream()
-        .filter(entry -> entry.time().toEpochMilli() <= millis).mapToLong(Version::version).max();
+        .filter(entry -> entry.time().toEpochMilli() <= millis).mapToLong(Commit::version).max();
     if (version.isEmpty()) {
       return now.limit(0); // the quarantine table came later: nothing was quarantined then
     }

@@ -3,7 +3,6 @@ package io.tributary.silver;
 import io.delta.kernel.Scan;
 import io.delta.kernel.Snapshot;
 import io.delta.kernel.TableManager;
-import io.delta.kernel.data.ArrayValue;
 import io.delta.kernel.data.ColumnarBatch;
 import io.delta.kernel.data.FilteredColumnarBatch;
 import io.delta.kernel.data.Row;
@@ -35,7 +34,6 @@ import java.sql.Timestamp;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
@@ -43,8 +41,9 @@ import org.apache.hadoop.conf.Configuration;
 /**
  * Reads a Delta table the way an engine without Spark does: Delta Kernel's default engine (its own log replay,
  * Parquet reader and deletion-vector handling), on a plain Hadoop configuration. Each row comes back as a list of
- * plain values (numbers, strings, booleans, decimals, binary as hex; timestamps as microseconds, dates as days; structs as nested
- * lists), so that it compares with the same rendering of Spark's rows ({@link #plain(org.apache.spark.sql.Row)}).
+ * plain values (numbers, strings, booleans, decimals, binary as hex; timestamps as microseconds, dates as days;
+ * structs and arrays of plain values as nested lists), so that it compares with the same rendering of
+ * Spark's rows ({@link #plain(org.apache.spark.sql.Row)}).
  */
 final class KernelTableReader {
   private KernelTableReader() {}
@@ -141,14 +140,9 @@ final class KernelTableReader {
       return java.util.HexFormat.of().formatHex(row.getBinary(i));
     } else if (type instanceof StructType) {
       return plain(row.getStruct(i));
-    } else if (type instanceof ArrayType array) {
-      ArrayValue elements = row.getArray(i);
-      List<Object> values = new ArrayList<>();
-      for (int e = 0; e < elements.getSize(); e++) {
-        values.add(elements.getElements().isNullAt(e) ? null
-            : io.delta.kernel.internal.util.VectorUtils.toJavaList(elements).get(e));
-      }
-      return values;
+    } else if (type instanceof ArrayType) {
+      List<?> elements = io.delta.kernel.internal.util.VectorUtils.toJavaList(row.getArray(i));
+      return new ArrayList<>(elements);
     }
     throw new IllegalArgumentException("KernelTableReader does not render " + type);
   }
@@ -181,8 +175,8 @@ final class KernelTableReader {
     } else if (value instanceof org.apache.spark.sql.Row struct) {
       return plain(struct);
     } else if (value instanceof scala.collection.Seq<?> seq) {
-      return new ArrayList<>(Arrays.asList(scala.jdk.javaapi.CollectionConverters.asJava(seq).stream()
-          .map(KernelTableReader::sparkValue).toArray()));
+      return new ArrayList<>(scala.jdk.javaapi.CollectionConverters.asJava(seq).stream()
+          .map(KernelTableReader::sparkValue).toList());
     }
     throw new IllegalArgumentException("KernelTableReader does not render " + value.getClass());
   }

@@ -24,8 +24,12 @@ public final class DeltaCommitMetadata {
 
   private DeltaCommitMetadata() {}
 
-  /** One commit of a table's history: its version and what Tributary recorded with it (empty for other writers). */
-  public record Commit(long version, Map<String, String> recorded) {}
+  /**
+   * One commit of a table's history: its version, time and operation ({@code MERGE}, {@code RESTORE}...) with its
+   * parameters, and what Tributary recorded with it (empty for other writers).
+   */
+  public record Commit(long version, java.time.Instant time, String operation, Map<String, String> parameters,
+      Map<String, String> recorded) {}
 
   /** {@code values} as user metadata (keys in order). */
   public static String json(Map<String, String> values) {
@@ -61,9 +65,19 @@ public final class DeltaCommitMetadata {
   public static List<Commit> history(SparkSession spark, String path, int limit, String key) {
     DeltaTable delta = DeltaTable.forPath(spark, path);
     List<Commit> commits = new ArrayList<>();
-    for (Row row : (limit < 1 ? delta.history() : delta.history(limit)).select("version", "userMetadata")
+    for (Row row : (limit < 1 ? delta.history() : delta.history(limit))
+        .select("version", "timestamp", "operation", "operationParameters", "userMetadata")
         .orderBy(org.apache.spark.sql.functions.col("version").desc()).collectAsList()) {
-      commits.add(new Commit(row.getLong(0), parse(row.isNullAt(1) ? null : row.getString(1), key)));
+      Map<String, String> parameters = new TreeMap<>();
+      if (!row.isNullAt(3)) {
+        row.<String, String>getJavaMap(3).forEach((name, value) -> {
+          if (value != null) {
+            parameters.put(name, value);
+          }
+        });
+      }
+      commits.add(new Commit(row.getLong(0), row.getTimestamp(1).toInstant(), row.getString(2), parameters,
+          parse(row.isNullAt(4) ? null : row.getString(4), key)));
     }
     return commits;
   }
