@@ -1,15 +1,16 @@
 package io.tributary.launcher;
 
 import io.tributary.common.cli.UsageException;
+import io.tributary.common.config.TableFormat;
 import io.tributary.common.config.TableName;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.gold.GoldJob;
 import io.tributary.gold.Interval;
 import io.tributary.silver.DatabaseTableRebuild;
+import io.tributary.silver.DeltaSilverRebuild;
+import io.tributary.silver.DeltaSilverRollback;
 import io.tributary.silver.SilverRebuild;
 import java.time.Instant;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.spark.sql.SparkSession;
@@ -35,7 +36,7 @@ final class RebuildCommand extends JobCommand {
   private String table;
 
   @Option(names = "--from-snapshot", paramLabel = "ID", description = "Silver: start from this snapshot of the"
-      + " table.")
+      + " table (its version, for a Delta table).")
   private String fromSnapshot;
 
   @Option(names = "--from-timestamp", paramLabel = "T", description = "Silver: start from the table as it was at T"
@@ -49,18 +50,15 @@ final class RebuildCommand extends JobCommand {
   private String to;
 
   /**
-   * Recovery of silver tables works on Iceberg (snapshots, an atomic switch of a shadow table); on Delta it is not
-   * built yet, and is refused up front rather than half done.
+   * Rebuild of silver tables works on Iceberg silver reading Iceberg bronze and on Delta silver reading either; an
+   * Iceberg silver table reading Delta bronze is refused up front rather than half done.
    */
-  static void requireIceberg(String command, TributaryConfig config) {
-    for (var layer : List.of(Map.entry("silver", config.silver().format()), Map.entry("bronze",
-        config.bronze().format()))) {
-      if (layer.getValue() == io.tributary.common.config.TableFormat.DELTA) {
-        throw new UsageException("'" + command + "': the " + layer.getKey() + " tables are Delta (tributary."
-            + layer.getKey() + ".format = delta), and " + command + " of silver tables works on Iceberg only so far."
-            + " To build a Delta silver table again from bronze: stop its stream, delete the table's folder and its"
-            + " checkpoint, and run silver");
-      }
+  private static void requireCovered(TributaryConfig config, String table) {
+    if (config.silver().format() == TableFormat.ICEBERG && config.bronze().format() == TableFormat.DELTA) {
+      throw new UsageException("'rebuild': " + table + " is an Iceberg table reading Delta bronze"
+          + " (tributary.bronze.format = delta), which rebuild does not cover yet (it does Iceberg silver on Iceberg"
+          + " bronze, and Delta silver on either). To build it again from bronze: stop its stream, drop the table,"
+          + " delete its checkpoint, and run silver");
     }
   }
 
@@ -85,7 +83,7 @@ final class RebuildCommand extends JobCommand {
       throw new UsageException("'rebuild': " + table + " is a bronze table, the raw record of Kafka; load missing"
           + " records with 'reingest', and rebuild the silver tables built from it");
     }
-    requireIceberg("rebuild", loaded);
+    requireCovered(loaded, table);
     boolean databaseTable = isDatabaseTable(loaded, name);
     if (!databaseTable) {
       try {
@@ -110,6 +108,9 @@ final class RebuildCommand extends JobCommand {
 
   private SilverRebuild.Result rebuildSilver(SparkSession spark, TributaryConfig loaded, boolean databaseTable,
       OptionalLong snapshot, Optional<Instant> timestamp) {
+    if (loaded.silver().format() == TableFormat.DELTA) {
+      return rebuildDelta(spark, loaded, snapshot, timestamp);
+    }
     OptionalLong from = timestamp.isPresent()
         ? OptionalLong.of(RollbackCommand.target(spark, loaded, table, OptionalLong.empty(), timestamp)) : snapshot;
     if (databaseTable) {
@@ -120,6 +121,20 @@ final class RebuildCommand extends JobCommand {
       }
     }
     return new SilverRebuild(spark, loaded).run(table, from, System.out);
+  }
+
+  /** A Delta silver entity's table: from all of bronze, or from a version of the table (--from-snapshot names it). */
+  private SilverRebuild.Result rebuildDelta(SparkSession spark, TributaryConfig loaded, OptionalLong version,
+      Optional<Instant> timestamp) {
+    OptionalLong from = version;
+    try {
+      if (version.isPresent() || timestamp.isPresent()) {
+        from = OptionalLong.of(new DeltaSilverRollback(spark, loaded).target(table, version, timestamp));
+      }
+      return new DeltaSilverRebuild(spark, loaded).run(table, from, System.out);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("'rebuild': " + e.getMessage());
+    }
   }
 
   /** A table of a database block (not also an entity's, which would be its own stream's). */

@@ -47,8 +47,8 @@ class JobResultsTest {
     assertThat(maintained.operations()).as("immutable, copied").hasSize(2);
     assertThat(new BronzeReingest.Result("lake.bronze.orders", 120, 110, 10, List.of()).describe())
         .isEqualTo("read 120 records from Kafka; 110 were in lake.bronze.orders already, 10 added");
-    assertThat(new SilverRebuild.Result("lake.silver.orders", OptionalLong.of(1), 72L, 41_200, 41_205, "cp")
-        .describe()).isEqualTo("lake.silver.orders rebuilt: 41,205 rows (was 41,200), snapshot 72");
+    assertThat(new SilverRebuild.Result("lake.silver.orders", "snapshot", OptionalLong.of(1), 72L, 41_200, 41_205,
+        "cp").describe()).isEqualTo("lake.silver.orders rebuilt: 41,205 rows (was 41,200), snapshot 72");
     assertThat(new RollbackCommand.Result("silver.orders", "snapshot", 5, 9, false, ".").describe())
         .isEqualTo("nothing changed (a preview). Add --apply to roll back to snapshot 5.");
     assertThat(new RollbackCommand.Result("silver.orders", "snapshot", 5, 9, true, "").describe())

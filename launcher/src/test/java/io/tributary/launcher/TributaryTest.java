@@ -181,7 +181,8 @@ class TributaryTest {
   }
 
   @Test
-  void rebuildOfDeltaSilverAndRollbacksRecoveryDoesNotCoverAreRefusedUpFront(@TempDir Path dir) throws Exception {
+  void recoveryOfIcebergSilverOnDeltaBronzeAndRollbackOfDeltaGoldAreRefusedUpFront(@TempDir Path dir)
+      throws Exception {
     Path config = dir.resolve("delta.conf");
     String lakehouse = "catalog.warehouse = \"" + dir.resolve("wh") + "\"\n checkpoint-location = \""
         + dir.resolve("cp") + "\", kafka.bootstrap-servers = \"127.0.0.1:1\"\n"
@@ -190,15 +191,16 @@ class TributaryTest {
     Files.writeString(config, "tributary { format = delta, " + lakehouse);
     Path deltaBronze = dir.resolve("delta-bronze.conf");
     Files.writeString(deltaBronze, "tributary { bronze.format = delta, " + lakehouse);
-    assertThat(new Tributary().run(List.of("rebuild", "--config", config.toString(), "--table", "silver.orders")))
-        .isEqualTo(Tributary.USAGE);
+    assertThat(new Tributary().run(List.of("rebuild", "--config", deltaBronze.toString(), "--table",
+        "silver.orders"))).isEqualTo(Tributary.USAGE);
     assertThat(new Tributary().run(List.of("rollback", "--config", deltaBronze.toString(), "--table",
         "silver.orders", "--snapshot", "1"))).isEqualTo(Tributary.USAGE);
     assertThat(new Tributary().run(List.of("rollback", "--config", config.toString(), "--table",
         "gold.daily_revenue", "--snapshot", "1"))).isEqualTo(Tributary.USAGE);
-    assertThat(console.err().lines()).containsExactly("'rebuild': the silver tables are Delta (tributary.silver.format"
-        + " = delta), and rebuild of silver tables works on Iceberg only so far. To build a Delta silver table again"
-        + " from bronze: stop its stream, delete the table's folder and its checkpoint, and run silver",
+    assertThat(console.err().lines()).containsExactly("'rebuild': silver.orders is an Iceberg table reading Delta"
+        + " bronze (tributary.bronze.format = delta), which rebuild does not cover yet (it does Iceberg silver on"
+        + " Iceberg bronze, and Delta silver on either). To build it again from bronze: stop its stream, drop the"
+        + " table, delete its checkpoint, and run silver",
         "'rollback': silver.orders is an Iceberg table reading Delta bronze (tributary.bronze.format = delta), which"
             + " rollback does not cover yet (it does Iceberg silver on Iceberg bronze, and Delta silver on either)."
             + " To build it again from bronze: stop its stream, drop the table, delete its checkpoint, and run silver",

@@ -177,7 +177,7 @@ public final class DatabaseTableRebuild {
         + " VERSION AS OF " + id));
     fromSnapshot.ifPresent(id -> out.println("It holds snapshot " + id + " and the changes after it again"));
     out.println("The stream of database " + database.name() + " goes on with it from " + databaseCheckpoint);
-    return new SilverRebuild.Result(live, previous, rebuilt.currentSnapshot().snapshotId(), previousRows,
+    return new SilverRebuild.Result(live, "snapshot", previous, rebuilt.currentSnapshot().snapshotId(), previousRows,
         rebuiltRows, databaseCheckpoint);
   }
 

@@ -1,5 +1,9 @@
 package io.tributary.silver;
 
+import io.tributary.common.config.TableFormat;
+import io.tributary.common.lakehouse.DeltaCommitMetadata;
+import io.tributary.common.lakehouse.StreamCommits;
+import io.tributary.common.lakehouse.TableAddress;
 import io.tributary.common.lakehouse.TableRollback;
 import java.time.Instant;
 import java.util.Optional;
@@ -14,9 +18,26 @@ import org.apache.spark.sql.SparkSession;
 final class QuarantineRows {
   private QuarantineRows() {}
 
+  /** The entity's quarantine rows at {@code millis}, in either table format (see below). */
+  static Dataset<Row> asOf(SparkSession spark, TableAddress quarantine, String entity, long millis) {
+    if (quarantine.format() == TableFormat.ICEBERG) {
+      return asOf(spark, quarantine.sqlName(), entity, millis);
+    }
+    Dataset<Row> now = spark.read().format("delta").load(quarantine.deltaPath());
+    OptionalLong version = DeltaCommitMetadata.history(spark, quarantine.deltaPath(), 0, StreamCommits.STREAM_ID)
+        .stream().filter(entry -> entry.time().toEpochMilli() <= millis).mapToLong(DeltaCommitMetadata.Commit::version)
+        .max();
+    if (version.isEmpty()) {
+      return now.limit(0); // the quarantine table came later: nothing was quarantined then
+    }
+    return spark.read().format("delta").option("versionAsOf", version.getAsLong()).load(quarantine.deltaPath())
+        .where(org.apache.spark.sql.functions.col("entity").equalTo(entity));
+  }
+
   /**
-   * The entity's quarantine rows at {@code millis}. A batch appends its quarantine rows before it merges, so at the
-   * time of a silver commit the quarantine holds exactly the rows of that batch and the ones before it.
+   * The entity's quarantine rows at {@code millis} in an Iceberg table. A batch appends its quarantine rows before it
+   * merges, so at the time of a silver commit the quarantine holds exactly the rows of that batch and the ones before
+   * it.
    */
   static Dataset<Row> asOf(SparkSession spark, String quarantine, String entity, long millis) {
     Table table;

@@ -4,7 +4,6 @@ import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 
 import io.tributary.common.cli.JobResult;
-import io.tributary.common.config.SilverDatabase;
 import io.tributary.common.config.SilverEntity;
 import io.tributary.common.config.TableName;
 import io.tributary.common.config.TributaryConfig;
@@ -15,7 +14,6 @@ import io.tributary.common.lakehouse.SparkProgress;
 import io.tributary.common.lakehouse.StreamCommits;
 import io.tributary.common.lakehouse.StreamSupervisor;
 import java.io.PrintStream;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +23,6 @@ import java.util.stream.Collectors;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.spark.CommitMetadata;
 import org.apache.iceberg.spark.Spark3Util;
-import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -51,12 +48,15 @@ import org.apache.spark.sql.SparkSession;
  */
 public final class SilverRebuild {
   /** What a rebuild did. */
-  public record Result(String table, OptionalLong previousSnapshot, long snapshot, long previousRows, long rows,
-      String checkpoint) implements JobResult {
+  /**
+   * @param unit what {@code snapshot} counts: {@code snapshot} (Iceberg) or {@code version} (Delta)
+   */
+  public record Result(String table, String unit, OptionalLong previousSnapshot, long snapshot, long previousRows,
+      long rows, String checkpoint) implements JobResult {
     /** {@code lake.silver.orders rebuilt: 41,205 rows (was 41,200), snapshot 7260943316468871390}. */
     @Override
     public String describe() {
-      return String.format("%s rebuilt: %,d rows (was %,d), snapshot %d", table, rows, previousRows, snapshot);
+      return String.format("%s rebuilt: %,d rows (was %,d), %s %d", table, rows, previousRows, unit, snapshot);
     }
   }
 
@@ -182,14 +182,11 @@ public final class SilverRebuild {
 
   /** Step 2: the shadow's keys are unique and it holds rows when bronze does; else the rebuild stops here. */
   private void validateShadow(Target target, PrintStream out) {
-    Validation validation = validate(target.entity(), target.shadow(), target.shadowQuarantine(), target.live(),
-        target.liveExists(), target.bronze());
-    validation.report().forEach(line -> out.println("      " + line));
-    if (!validation.problems().isEmpty()) {
-      throw new IllegalStateException("The rebuild of " + target.live() + " failed validation; the live table is"
-          + " unchanged and the shadow " + target.shadow() + " is kept for inspection:\n  " + String.join("\n  ",
-          validation.problems()));
-    }
+    String catalog = target.catalog();
+    ShadowValidation.check(spark, target.entity(), TableAddress.iceberg(catalog, target.shadowEntity().table()),
+        TableAddress.iceberg(catalog, target.shadowQuarantineName()), target.liveExists()
+            ? Optional.of(TableAddress.iceberg(catalog, target.entity().table())) : Optional.empty(),
+        TableAddress.iceberg(catalog, target.entity().source()), out);
   }
 
   /**
@@ -248,7 +245,8 @@ public final class SilverRebuild {
     out.println("Silver streams of entity " + target.entity().name() + " continue from " + checkpoint
         + " (a running silver job switches by itself)"
         + (target.liveExists() ? "; the previous checkpoint is no longer used" : ""));
-    return new Result(target.live(), previous, rebuilt.currentSnapshot().snapshotId(), previousRows, rows, checkpoint);
+    return new Result(target.live(), "snapshot", previous, rebuilt.currentSnapshot().snapshotId(), previousRows, rows,
+        checkpoint);
   }
 
   /**
@@ -296,50 +294,6 @@ public final class SilverRebuild {
         shadowEntity, config.schemaRegistry(), SilverLayout.iceberg(config.catalog()), TableAddress.iceberg(catalog,
             TableName.parseText(shadowQuarantine.substring(catalog.length() + 1))), checkpoint, true,
         "silver-" + shadowEntity.name() + "-rebuild")));
-  }
-
-  private record Validation(List<String> report, List<String> problems) {}
-
-  private Validation validate(SilverEntity entity, String shadow, String shadowQuarantine, String live,
-      boolean liveExists, String bronze) {
-    List<String> report = new ArrayList<>();
-    List<String> problems = new ArrayList<>();
-    String key = StreamShape.key(entity, IcebergSilverTable.of(load(shadow))).stream().map(column -> "`" + column + "`")
-        .collect(Collectors.joining(", "));
-    boolean history = entity.history() == SilverEntity.History.SCD2;
-    long rows = spark.table(shadow).count();
-    long bronzeRows = spark.table(bronze).count();
-    long quarantined = spark.table(shadowQuarantine).count();
-    String current = history ? " WHERE _is_current" : "";
-    long keys = spark.sql("SELECT count(DISTINCT " + key + ") FROM " + shadow + current).first().getLong(0);
-    report.add(String.format("%,d rows, %,d keys (%,d bronze records, %,d quarantined)", rows, keys, bronzeRows,
-        quarantined));
-    if (liveExists) {
-      // For comparison only: the shadow is checked against bronze, so a damaged live table is replaced, not a reason
-      // to stop.
-      try {
-        long liveRows = spark.table(live).count();
-        long liveKeys = spark.sql("SELECT count(DISTINCT " + key + ") FROM " + live + current).first().getLong(0);
-        report.add(String.format("live table now: %,d rows, %,d keys", liveRows, liveKeys));
-      } catch (Exception unreadable) { // Spark throws its checked SparkException undeclared
-        report.add("live table now: cannot be read (" + String.valueOf(unreadable.getMessage()).lines().findFirst()
-            .orElse("") + "); the rebuild replaces it");
-      }
-    }
-    for (Row reason : spark.sql("SELECT reason, count(*) AS n FROM " + shadowQuarantine
-        + " GROUP BY reason ORDER BY n DESC LIMIT 5").collectAsList()) {
-      report.add(String.format("quarantined %,d: %s", reason.getLong(1), reason.getString(0)));
-    }
-    long duplicated = spark.sql("SELECT count(*) FROM (SELECT " + key + " FROM " + shadow + current + " GROUP BY "
-        + key + " HAVING count(*) > 1)").first().getLong(0);
-    if (duplicated > 0) {
-      problems.add(duplicated + " keys have more than one " + (history ? "current version" : "row"));
-    }
-    if (bronzeRows > 0 && rows == 0) {
-      problems.add("bronze has " + bronzeRows + " records but the rebuilt table is empty (" + quarantined
-          + " quarantined): check the entity's decoder, key and schema");
-    }
-    return new Validation(report, problems);
   }
 
   private Table load(String table) {

@@ -80,6 +80,19 @@ final class StreamRewind {
         SilverCheckpoints.next(config, entity, purpose), hadoop);
   }
 
+  /** Bronze when it is an Iceberg table (the checkpoint's offsets name its snapshots), empty for Delta. */
+  static java.util.Optional<Table> icebergBronze(org.apache.spark.sql.SparkSession spark,
+      io.tributary.common.lakehouse.TableAddress bronze) {
+    if (bronze.format() == io.tributary.common.config.TableFormat.DELTA) {
+      return java.util.Optional.empty();
+    }
+    try {
+      return java.util.Optional.of(org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark, bronze.sqlName()));
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot load " + bronze.sqlName() + ": " + e.getMessage(), e);
+    }
+  }
+
   private static Rewind rewind(Table silver, Table bronze, long snapshotId, SilverEntity entity,
       Function<String, CheckpointFiles> checkpointOfStream, String target, Configuration hadoop) {
     Snapshot written = null;

@@ -255,17 +255,21 @@ class RecoveryIT {
   /**
    * The same on Delta: RESTORE brings back the version's files and properties, the stream re-applies the bronze
    * changes after it from a new checkpoint (a new query id, so Delta's transaction versions do not skip them), and
-   * the quarantine rows go back too.
+   * the quarantine rows go back too. Then, on the same tables, the two rebuilds: from an earlier version, and from all
+   * of bronze while bronze and silver run and the rest of the topic arrives.
    */
   @Test
-  void aDeltaRollbackReturnsTheEarlierVersionAndTheStreamReappliesWhatCameAfter(SparkSession spark,
-      LocalKafkaBroker broker, @TempDir Path dir) throws Exception {
+  void aDeltaRollbackAndRebuildsReturnTheRightContentAndTheStreamGoesOn(SparkSession spark, LocalKafkaBroker broker,
+      @TempDir Path dir) throws Exception {
     BronzeFixture fixture = new BronzeFixture(broker, dir);
     fixture.createTopics(2, "orders");
     List<GeneratedRecord> generated = generate(53);
     List<GeneratedRecord> first = generated.subList(0, generated.size() / 2);
+    List<GeneratedRecord> sent = generated.subList(0, generated.size() * 5 / 6);
+    List<GeneratedRecord> last = generated.subList(sent.size(), generated.size());
     TributaryConfig config = fixture.config(Map.of("orders", "orders"), orders("order_id")
-        + "tributary.bronze.format = delta\ntributary.silver.format = delta\n");
+        + "tributary.bronze.format = delta\ntributary.silver.format = delta\n"
+        + "tributary.bronze.defaults.trigger = \"300 ms\"\ntributary.silver.defaults.trigger = \"300 ms\"\n");
     io.tributary.common.lakehouse.Tables tables = new io.tributary.common.lakehouse.Tables(config.catalog());
     String table = "delta.`" + tables.deltaPath(config.silver().entities().get("orders").table()) + "`";
     String quarantine = "delta.`" + tables.deltaPath(config.silver().quarantine()) + "`";
@@ -276,10 +280,10 @@ class RecoveryIT {
     long earlier = spark.sql("DESCRIBE HISTORY " + table).agg(org.apache.spark.sql.functions.max("version")).first()
         .getLong(0);
     List<String> earlierRows = rows(spark, table + " VERSION AS OF " + earlier);
-    send(fixture, generated.subList(first.size(), generated.size()));
+    send(fixture, sent.subList(first.size(), sent.size()));
     new BronzeIngestJob(spark, config).runUntilCaughtUp();
     new SilverMergeJob(spark, config).runUntilCaughtUp();
-    Map<String, List<String>> reference = ShopReference.orders(generated);
+    Map<String, List<String>> reference = ShopReference.orders(sent);
     assertThat(ShopReference.orders(spark, table)).isEqualTo(reference);
 
     DeltaSilverRollback rollback = new DeltaSilverRollback(spark, config);
@@ -295,13 +299,12 @@ class RecoveryIT {
     assertThat(rows(spark, table)).isEqualTo(earlierRows);
     assertThat(quarantinedIn(spark, quarantine)).isEqualTo(SilverMergeIT.malformed(first,
         GeneratorOptions.ORDERS_TOPIC));
-    assertThat(spark.sql("SHOW TBLPROPERTIES " + table).where("key = 'tributary.silver.switching'").count())
-        .as("the switch is over").isZero();
+    assertThat(switching(spark, table)).as("the switch is over").isZero();
 
     // The stream re-applies the bronze changes after that version: the table catches up, nothing twice.
     new SilverMergeJob(spark, config).runUntilCaughtUp();
     assertThat(ShopReference.orders(spark, table)).isEqualTo(reference);
-    assertThat(quarantinedIn(spark, quarantine)).isEqualTo(SilverMergeIT.malformed(generated,
+    assertThat(quarantinedIn(spark, quarantine)).isEqualTo(SilverMergeIT.malformed(sent,
         GeneratorOptions.ORDERS_TOPIC));
 
     // A second rollback, to the version before the first one, goes through the RESTORE in the history.
@@ -310,8 +313,85 @@ class RecoveryIT {
     rollback.apply("silver.orders", rolledBackFrom, System.out);
     new SilverMergeJob(spark, config).runUntilCaughtUp();
     assertThat(ShopReference.orders(spark, table)).isEqualTo(reference);
+    assertThat(quarantinedIn(spark, quarantine)).isEqualTo(SilverMergeIT.malformed(sent,
+        GeneratorOptions.ORDERS_TOPIC));
+
+    // A rebuild from the version the first rollback went back to (found through both RESTOREs) ends in the same
+    // state; the content before it stays readable.
+    long rowsBefore = spark.table(table).count();
+    String tableId = spark.sql("DESCRIBE DETAIL " + table).first().getAs("id");
+    SilverRebuild.Result fromEarlier = new DeltaSilverRebuild(spark, config).run("silver.orders",
+        OptionalLong.of(earlier), System.out);
+    assertThat(fromEarlier.previousRows()).isEqualTo(rowsBefore);
+    assertThat(fromEarlier.rows()).isEqualTo(spark.table(table).count());
+    assertThat(ShopReference.orders(spark, table)).isEqualTo(reference);
+    assertThat(quarantinedIn(spark, quarantine)).isEqualTo(SilverMergeIT.malformed(sent,
+        GeneratorOptions.ORDERS_TOPIC));
+    assertThat(ShopReference.orders(spark, table + " VERSION AS OF " + fromEarlier.previousSnapshot().getAsLong()))
+        .isEqualTo(reference);
+    assertThat(Path.of(tables.deltaPath(new io.tributary.common.config.TableName("silver", "orders__rebuild"))))
+        .as("shadow dropped").doesNotExist();
+    assertThat((String) spark.sql("DESCRIBE DETAIL " + table).first().getAs("id"))
+        .as("the same table, so readers following it are not cut off").isEqualTo(tableId);
+
+    // A rebuild from all of bronze while bronze and silver run and the rest of the topic arrives: readers see the
+    // old or the new content, and the running job moves to the rebuild's checkpoint by itself.
+    BronzeFixture.Running bronze = BronzeFixture.runInBackground(spark, config);
+    AtomicReference<Throwable> silverFailure = new AtomicReference<>();
+    Thread silver = SilverInBackground.start(spark, config, silverFailure);
+    AtomicReference<Throwable> producerFailure = new AtomicReference<>();
+    Thread producer = new Thread(() -> {
+      try {
+        for (int part = 0; part < 2; part++) {
+          sleep(1500);
+          send(fixture, last.subList(part * last.size() / 3, (part + 1) * last.size() / 3));
+        }
+      } catch (Throwable e) {
+        producerFailure.set(e);
+      }
+    }, "producer");
+    List<Long> counts = new CopyOnWriteArrayList<>();
+    AtomicBoolean reading = new AtomicBoolean(true);
+    Thread reader = new Thread(() -> {
+      while (reading.get()) {
+        counts.add(BronzeFixture.rows(spark, table));
+        sleep(150);
+      }
+    }, "reader");
+    SilverRebuild.Result rebuilt;
+    try {
+      reader.start();
+      producer.start();
+      rebuilt = new DeltaSilverRebuild(spark, config).run("silver.orders", OptionalLong.empty(), System.out);
+      producer.join(120_000);
+      assertThat(producerFailure.get()).isNull();
+      send(fixture, last.subList(2 * last.size() / 3, last.size()));
+      Map<String, List<String>> all = ShopReference.orders(generated);
+      await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(2)).until(() -> {
+        assertThat(silverFailure.get()).as("silver failed").isNull();
+        assertThat(silver.isAlive()).as("silver runs").isTrue();
+        return ShopReference.orders(spark, table).equals(all);
+      });
+    } finally {
+      reading.set(false);
+      reader.join(10_000);
+      bronze.stop(); // stops every active query, silver's too
+      silver.join(60_000);
+    }
+    assertThat(silverFailure.get()).as("silver failed").isNull();
+    assertThat(counts).as("orders seen by readers").hasSizeGreaterThan(5).isSorted();
     assertThat(quarantinedIn(spark, quarantine)).isEqualTo(SilverMergeIT.malformed(generated,
         GeneratorOptions.ORDERS_TOPIC));
+    assertThat(switching(spark, table)).as("the switch is over").isZero();
+    assertThat(spark.sql("SHOW TBLPROPERTIES " + table).where("key = '" + SilverCheckpoints.PROPERTY + "'").first()
+        .getString(1)).isEqualTo(rebuilt.checkpoint());
+    assertThat(spark.sql("DESCRIBE HISTORY " + table).where("version > " + rebuilt.snapshot()
+        + " AND userMetadata LIKE '%" + queryId(rebuilt.checkpoint()) + "%'").count())
+        .as("commits of the running job after the switch").isPositive();
+  }
+
+  private static long switching(SparkSession spark, String table) {
+    return spark.sql("SHOW TBLPROPERTIES " + table).where("key = '" + SilverCheckpoints.SWITCHING + "'").count();
   }
 
   private static long quarantined(SparkSession spark, String lake) {
