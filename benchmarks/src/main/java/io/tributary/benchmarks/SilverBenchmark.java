@@ -21,6 +21,7 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
 
 /**
  * Silver merge throughput: Debezium changes merged from bronze into a silver table that already holds {@code keys}
@@ -175,6 +176,27 @@ public final class SilverBenchmark {
         variant.entity()))).history();
   }
 
+  /**
+   * Where Delta's MERGE spent the time of the last {@code count} batches, from its own commit metrics (medians):
+   * finding the files the batch touches, writing the new rows and deletion vectors, and materializing the source.
+   */
+  private String deltaMergePhases(Variant variant, int count) {
+    List<Row> merges = deltaHistory(variant).where("operation = 'MERGE'").orderBy(functions.col("version").desc())
+        .limit(count).select("operationMetrics").collectAsList();
+    java.util.function.Function<String, Long> median = metric -> {
+      long[] values = merges.stream().map(row -> row.<String, String>getJavaMap(0).get(metric))
+          .filter(java.util.Objects::nonNull).mapToLong(Long::parseLong).sorted().toArray();
+      return values.length == 0 ? -1 : values[values.length / 2];
+    };
+    return String.format("%n%s, Delta's own MERGE metrics, median of the last %d: execution %,d ms = scan for the"
+        + " touched files %,d ms + rewrite %,d ms (source materialization %,d ms); target files %,d before skipping,"
+        + " %,d after; %,d rows copied, %,d data files and %,d deletion vectors added.%n", variant, merges.size(),
+        median.apply("executionTimeMs"), median.apply("scanTimeMs"), median.apply("rewriteTimeMs"),
+        median.apply("materializeSourceTimeMs"), median.apply("numTargetFilesBeforeSkipping"),
+        median.apply("numTargetFilesAfterSkipping"), median.apply("numTargetRowsCopied"),
+        median.apply("numTargetFilesAdded"), median.apply("numTargetDeletionVectorsAdded"));
+  }
+
   /** What one variant's entity did. */
   private record Measured(Variant variant, long loadMillis, Rate merge, Rate mergeWall, long commitsBefore) {}
 
@@ -271,6 +293,11 @@ public final class SilverBenchmark {
         median(batches, ProgressCollector.Batch::sinkMillis),
         batches.stream().mapToLong(ProgressCollector.Batch::millis).max().orElse(0),
         median(batches, ProgressCollector.Batch::millis) <= 1500 ? "met" : "NOT met")));
+    small.forEach((variant, batches) -> {
+      if (variant.format() == TableFormat.DELTA) {
+        text.append(deltaMergePhases(variant, batches.size()));
+      }
+    });
     Measured first = measured.get(0);
     text.append(String.format("%nMerge / ceiling (%s): %.2f. Target: >= 100,000 changes/s: %s.%n",
         first.variant(), first.merge().perSecond() / ceiling.perSecond(),

@@ -9,6 +9,7 @@ import io.tributary.common.config.TableName;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.DatabaseTables;
 import io.tributary.common.lakehouse.LakehouseSession;
+import io.tributary.common.lakehouse.TableAddress;
 import io.tributary.common.lakehouse.Tables;
 import io.tributary.gold.GoldJob;
 import io.tributary.gold.Interval;
@@ -103,20 +104,20 @@ final class DemoCommand implements Callable<Integer> {
 
       Tables tables = new Tables(config.catalog());
       for (BronzeSource source : config.bronze().sourceList()) {
-        String table = tables.sqlName(source.table(), config.bronze().format());
+        var address = TableAddress.of(tables, source.table(), config.bronze().format());
+        String table = address.sqlName();
         long rows = spark.table(table).count();
-        step("Bronze table " + table + ": " + String.format("%,d", rows) + " rows, one per Kafka record");
+        step("Bronze table " + address + ": " + String.format("%,d", rows) + " rows, one per Kafka record");
         spark.sql("SELECT topic, partition, offset, kafka_timestamp, CAST(key AS STRING) AS key,"
             + " substr(CAST(value AS STRING), 1, 70) AS value FROM " + table + " ORDER BY kafka_timestamp DESC LIMIT 5")
             .show(false);
       }
       for (SilverEntity entity : config.silver().entityList()) {
-        io.tributary.common.lakehouse.TableAddress address = io.tributary.common.lakehouse.TableAddress.of(tables,
-            entity.table(), config.silver().format());
+        TableAddress address = TableAddress.of(tables, entity.table(), config.silver().format());
         String table = address.sqlName();
         if (entity.history() == SilverEntity.History.SCD2) {
           Row counts = spark.sql("SELECT count(*), count_if(_is_current AND NOT _is_deleted) FROM " + table).first();
-          step(String.format("Silver table %s: %,d versions, %,d current rows (history, SCD type 2)", table,
+          step(String.format("Silver table %s: %,d versions, %,d current rows (history, SCD type 2)", address,
               counts.getLong(0), counts.getLong(1)));
           // The most recently changed key's whole timeline.
           // Key and columns from the table: an entity may leave both to the change stream.
@@ -130,25 +131,28 @@ final class DemoCommand implements Callable<Integer> {
           continue;
         }
         Row counts = spark.sql("SELECT count_if(NOT _is_deleted), count_if(_is_deleted) FROM " + table).first();
-        step(String.format("Silver table %s: %,d current rows, %,d deleted keys kept as tombstones", table,
+        step(String.format("Silver table %s: %,d current rows, %,d deleted keys kept as tombstones", address,
             counts.getLong(0), counts.getLong(1)));
         spark.sql("SELECT * FROM " + table + " WHERE NOT _is_deleted ORDER BY _seq DESC LIMIT 5").show(false);
       }
       for (SilverDatabase database : config.silver().databaseList()) {
-        Map<TableName, String> kept = DatabaseTables.of(spark, config.catalog().name(), database);
+        Map<TableName, String> kept = DatabaseTables.of(spark, config, database);
         step("Database " + database.name() + " (" + database.configPath() + "): " + kept.size() + " silver tables"
             + " from one block, columns and keys from the change events");
         kept.forEach((table, topic) -> {
-          String name = config.catalog().name() + "." + table;
+          var address = TableAddress.of(tables, table, config.silver().format());
+          String name = address.sqlName();
           List<String> columns = List.of(spark.table(name).columns());
           String live = columns.contains("_is_current") ? "_is_current AND NOT _is_deleted" : "NOT _is_deleted";
-          System.out.printf("  %-34s from %-28s %,5d current rows; columns: %s%n", name, topic,
+          System.out.printf("  %-34s from %-28s %,5d current rows; columns: %s%n", address, topic,
               spark.sql("SELECT count_if(" + live + ") FROM " + name).first().getLong(0),
               String.join(", ", columns.stream().filter(column -> !column.startsWith("_")).toList()));
         });
       }
-      String quarantine = config.catalog().name() + "." + config.silver().quarantine();
-      step("Quarantine " + quarantine + ": records no decoder accepted, by reason");
+      var quarantineAddress = TableAddress.of(tables, config.silver().quarantine(),
+          config.silver().format());
+      String quarantine = quarantineAddress.sqlName();
+      step("Quarantine " + quarantineAddress + ": records no decoder accepted, by reason");
       spark.sql("SELECT entity, reason, count(*) AS records FROM " + quarantine + " GROUP BY entity, reason"
           + " ORDER BY records DESC").show(false);
       step("Gold: building the SQL models of " + config.gold().models() + " for the sample's days");

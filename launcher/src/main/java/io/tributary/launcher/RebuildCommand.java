@@ -85,6 +85,9 @@ final class RebuildCommand extends JobCommand {
     }
     requireCovered(loaded, table);
     boolean databaseTable = isDatabaseTable(loaded, name);
+    if (databaseTable && loaded.silver().format() == TableFormat.DELTA) {
+      throw new UsageException(databaseTableOnDelta("rebuild", table));
+    }
     if (!databaseTable) {
       try {
         SilverRebuild.entityOf(loaded, table);
@@ -135,6 +138,17 @@ final class RebuildCommand extends JobCommand {
     } catch (IllegalArgumentException e) {
       throw new UsageException("'rebuild': " + e.getMessage());
     }
+  }
+
+  /**
+   * Recovery of one table of a database block shares the database's stream (a shadow stream over the table's topic);
+   * on Delta that is not built yet, and is refused with the way to build the tables again by hand.
+   */
+  static String databaseTableOnDelta(String command, String table) {
+    return "'" + command + "': " + table + " is a table of a database block in Delta (tributary.silver.format ="
+        + " delta), which " + command + " does not cover yet (it does a database's tables in Iceberg, and Delta"
+        + " entities). To build the database's tables again from bronze: stop silver, delete the tables' folders and"
+        + " the database's checkpoint, and run silver";
   }
 
   /** A table of a database block (not also an entity's, which would be its own stream's). */

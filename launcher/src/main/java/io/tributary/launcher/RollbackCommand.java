@@ -68,19 +68,23 @@ final class RollbackCommand extends JobCommand {
     }
     boolean deltaSilver = config.silver().format() == io.tributary.common.config.TableFormat.DELTA
         && config.silver().entityList().stream().anyMatch(entity -> entity.table().equals(name));
-    if (!name.namespace().equals(config.gold().namespace()) && !deltaSilver
-        && config.bronze().format() == io.tributary.common.config.TableFormat.DELTA) {
-      throw new UsageException("'rollback': " + table + " is an Iceberg table reading Delta bronze"
-          + " (tributary.bronze.format = delta), which rollback does not cover yet (it does Iceberg silver on Iceberg"
-          + " bronze, and Delta silver on either). To build it again from bronze: stop its stream, drop the table,"
-          + " delete its checkpoint, and run silver");
-    } else if (config.gold().format() == io.tributary.common.config.TableFormat.DELTA) {
+    boolean gold = name.namespace().equals(config.gold().namespace());
+    boolean databaseTable = RebuildCommand.isDatabaseTable(config, name);
+    if (gold && config.gold().format() == io.tributary.common.config.TableFormat.DELTA) {
       throw new UsageException("'rollback': the gold tables are Delta (tributary.gold.format = delta), and rollback"
           + " works on Iceberg only so far. Delta's own RESTORE TABLE " + table + " TO VERSION AS OF <version> puts a"
           + " Delta table back; or rebuild the model's days (tributary rebuild --table " + table + " --from ... --to"
           + " ...)");
     }
-    boolean databaseTable = RebuildCommand.isDatabaseTable(config, name);
+    if (databaseTable && config.silver().format() == io.tributary.common.config.TableFormat.DELTA) {
+      throw new UsageException(RebuildCommand.databaseTableOnDelta("rollback", table));
+    }
+    if (!gold && !deltaSilver && config.bronze().format() == io.tributary.common.config.TableFormat.DELTA) {
+      throw new UsageException("'rollback': " + table + " is an Iceberg table reading Delta bronze"
+          + " (tributary.bronze.format = delta), which rollback does not cover yet (it does Iceberg silver on Iceberg"
+          + " bronze, and Delta silver on either). To build it again from bronze: stop its stream, drop the table,"
+          + " delete its checkpoint, and run silver");
+    }
     if (deltaSilver) {
       return new Job("rollback", config, spark -> rollBackDelta(spark, config, snapshot, timestamp));
     }

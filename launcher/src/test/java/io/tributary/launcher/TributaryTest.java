@@ -210,6 +210,37 @@ class TributaryTest {
   }
 
   @Test
+  void recoveryOfDeltaSilverPassesItsChecksAndADatabasesDeltaTableIsRefused(@TempDir Path dir) throws Exception {
+    Path config = dir.resolve("delta.conf");
+    Files.writeString(config, "tributary { format = delta, catalog.warehouse = \"" + dir.resolve("wh") + "\"\n"
+        + " checkpoint-location = \"" + dir.resolve("cp") + "\", kafka.bootstrap-servers = \"127.0.0.1:1\"\n"
+        + " bronze.sources.orders { topic = orders, table = bronze.orders }\n"
+        + " bronze.sources.shop { pattern = \"shop\\\\..*\", table = bronze.shop }\n"
+        + " silver.entities.orders { source = bronze.orders, decoder = debezium-json, table = silver.orders }\n"
+        + " silver.databases.shop { source = bronze.shop, table = \"shop.{table}\", topics = \"shop\\\\..*\" } }\n");
+    for (List<String> command : List.of(List.of("rollback", "--table", "silver.orders", "--snapshot", "3"),
+        List.of("rebuild", "--table", "silver.orders"), List.of("rebuild", "--table", "silver.orders",
+            "--from-timestamp", "2026-12-01 10:00:00"))) {
+      List<String> validate = new java.util.ArrayList<>(List.of("validate", command.get(0), "--config",
+          config.toString()));
+      validate.addAll(command.subList(1, command.size()));
+      assertThat(new Tributary().run(validate)).as(String.join(" ", command)).isEqualTo(Tributary.OK);
+    }
+    assertThat(new Tributary().run(List.of("rebuild", "--config", config.toString(), "--table", "shop.customers")))
+        .isEqualTo(Tributary.USAGE);
+    assertThat(new Tributary().run(List.of("rollback", "--config", config.toString(), "--table", "shop.customers",
+        "--snapshot", "1"))).isEqualTo(Tributary.USAGE);
+    assertThat(console.err().lines()).containsExactly("'rebuild': shop.customers is a table of a database block in"
+        + " Delta (tributary.silver.format = delta), which rebuild does not cover yet (it does a database's tables in"
+        + " Iceberg, and Delta entities). To build the database's tables again from bronze: stop silver, delete the"
+        + " tables' folders and the database's checkpoint, and run silver",
+        "'rollback': shop.customers is a table of a database block in Delta (tributary.silver.format = delta), which"
+            + " rollback does not cover yet (it does a database's tables in Iceberg, and Delta entities). To build"
+            + " the database's tables again from bronze: stop silver, delete the tables' folders and the database's"
+            + " checkpoint, and run silver");
+  }
+
+  @Test
   void validationRunsACommandsChecksWithoutStartingSpark(@TempDir Path dir) throws Exception {
     Path repo = Path.of("..").toAbsolutePath().normalize();
     Path config = dir.resolve("lakehouse.conf");

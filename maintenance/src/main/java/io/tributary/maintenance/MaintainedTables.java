@@ -49,8 +49,8 @@ final class MaintainedTables {
       add(found, entity.table(), Layer.SILVER, config.silver().format(), Optional.of(entity));
     }
     for (SilverDatabase database : config.silver().databaseList()) {
-      DatabaseTables.of(spark, config.catalog().name(), database).forEach((table, topic) ->
-          add(found, table, Layer.SILVER, TableFormat.ICEBERG, database.entityFor(topic)));
+      DatabaseTables.of(spark, config, database).forEach((table, topic) ->
+          add(found, table, Layer.SILVER, config.silver().format(), database.entityFor(topic)));
     }
     add(found, config.silver().quarantine(), Layer.SILVER, config.silver().format(), Optional.empty());
     String goldNamespace = config.catalog().name() + "." + config.gold().namespace();

@@ -74,14 +74,19 @@ final class BronzeFeed {
    * correction or an erasure in bronze): silver does not follow those incrementally; a rebuild from bronze does.
    */
   Dataset<Row> stream(SilverEntity entity) {
+    return stream(entity.maxRowsPerTrigger(), entity.maxFilesPerTrigger());
+  }
+
+  /** Bronze as a stream, at most {@code maxRows} rows (Iceberg) or {@code maxFiles} files (Delta) per batch. */
+  Dataset<Row> stream(long maxRows, long maxFiles) {
     if (address.format() == TableFormat.DELTA) {
       return spark.readStream().format("delta").option("skipChangeCommits", "true")
-          .option("maxFilesPerTrigger", String.valueOf(entity.maxFilesPerTrigger())).load(address.deltaPath());
+          .option("maxFilesPerTrigger", String.valueOf(maxFiles)).load(address.deltaPath());
     }
     return spark.readStream().format("iceberg")
         .option("streaming-skip-overwrite-snapshots", "true")
         .option("streaming-skip-delete-snapshots", "true")
-        .option("streaming-max-rows-per-micro-batch", String.valueOf(entity.maxRowsPerTrigger()))
+        .option("streaming-max-rows-per-micro-batch", String.valueOf(maxRows))
         .load(name());
   }
 

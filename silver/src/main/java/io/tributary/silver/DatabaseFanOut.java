@@ -13,8 +13,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.apache.iceberg.Table;
-import org.apache.iceberg.spark.Spark3Util;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
@@ -40,7 +38,7 @@ final class DatabaseFanOut implements MicroBatchTarget {
   private final SparkSession spark;
   private final SilverDatabase database;
   private final SchemaRegistryConfig registry;
-  private final String catalog;
+  private final SilverLayout layout;
   private final TableAddress quarantine;
   private final String checkpoint;
   private final String name;
@@ -55,12 +53,12 @@ final class DatabaseFanOut implements MicroBatchTarget {
    * @param checkpoint the database stream's checkpoint
    * @param name the stream's name, for the log
    */
-  DatabaseFanOut(SparkSession spark, SilverDatabase database, SchemaRegistryConfig registry, String catalog,
+  DatabaseFanOut(SparkSession spark, SilverDatabase database, SchemaRegistryConfig registry, SilverLayout layout,
       TableAddress quarantine, String checkpoint, String name) {
     this.spark = spark;
     this.database = database;
     this.registry = registry;
-    this.catalog = catalog;
+    this.layout = layout;
     this.quarantine = quarantine;
     this.checkpoint = checkpoint;
     this.name = name;
@@ -102,8 +100,9 @@ final class DatabaseFanOut implements MicroBatchTarget {
     }
     try {
       // A rebuild switching the table records this stream's batch in it: wait for it, then go on from there.
-      String silver = catalog + "." + table.entity().table();
-      SwitchMark.awaitCleared(IcebergSilverTable.of(load(silver)), name, silver, java.time.Duration.ofSeconds(1));
+      TableAddress silver = layout.silver(table.entity().table());
+      SwitchMark.awaitCleared(SilverTable.open(spark, silver), name, silver.toString(),
+          java.time.Duration.ofSeconds(1));
       // The rows again, in this session: a merge sets session settings for its statement (BucketAlignedJoin).
       Dataset<Row> own = session.createDataFrame(rows.javaRDD(), rows.schema());
       table.merge().apply(own, tableStream(streamId, table.entity().table()), batchId);
@@ -170,8 +169,9 @@ final class DatabaseFanOut implements MicroBatchTarget {
 
   @Override
   public boolean committed(SparkSession session, String streamId, long batchId) {
-    for (TableName table : DatabaseTables.of(session, catalog, database).keySet()) {
-      if (CommittedBatches.isCommitted(IcebergSilverTable.of(load(catalog + "." + table)), tableStream(streamId, table), batchId)) {
+    for (TableName table : DatabaseTables.of(session, layout.tables(), layout.silverFormat(), database).keySet()) {
+      if (CommittedBatches.isCommitted(SilverTable.open(session, layout.silver(table)), tableStream(streamId, table),
+          batchId)) {
         return true;
       }
     }
@@ -201,12 +201,12 @@ final class DatabaseFanOut implements MicroBatchTarget {
       return Optional.empty();
     }
     SilverEntity entity = kept.get();
-    String table = catalog + "." + entity.table();
+    TableAddress table = layout.silver(entity.table());
     ChangeDecoder decoder = ChangeDecoder.of(entity, () -> new SchemaRegistryClient(registry));
     boolean exists;
     try {
-      exists = SilverTables.createEntityTable(spark, TableAddress.iceberg(catalog, entity.table()), entity, () -> StreamShape.fromRecords(records, entity,
-          decoder, "the change events of topic " + topic, table));
+      exists = SilverTables.createEntityTable(spark, table, entity, () -> StreamShape.fromRecords(records, entity,
+          decoder, "the change events of topic " + topic, table.toString()));
     } catch (StreamShape.Unknown unknown) {
       if (unknown.reason() == StreamShape.Unknown.Reason.NO_KEY) {
         LOG.warn("{}: source table {} is not kept in silver: {}. Its changes stay in bronze.", name, topic,
@@ -228,7 +228,7 @@ final class DatabaseFanOut implements MicroBatchTarget {
       return Optional.empty();
     }
     claim(entity, topic, table);
-    Optional<TopicTable> made = Optional.of(new TopicTable(entity, new CdcMerge(entity, registry, TableAddress.iceberg(catalog, entity.table()), quarantine,
+    Optional<TopicTable> made = Optional.of(new TopicTable(entity, new CdcMerge(entity, registry, table, quarantine,
         checkpoint, checkpoint)));
     topics.put(topic, made);
     return made;
@@ -238,25 +238,18 @@ final class DatabaseFanOut implements MicroBatchTarget {
    * Records in the table which database and topic it is made from, the first time; refuses a table made from another
    * topic, which the template gave the same name.
    */
-  private void claim(SilverEntity entity, String topic, String table) {
-    Table silver = load(table);
+  private void claim(SilverEntity entity, String topic, TableAddress table) {
+    SilverTable silver = SilverTable.open(spark, table);
     String claimed = silver.properties().get(DatabaseTables.SOURCE_TOPIC);
     if (claimed == null) {
-      silver.updateProperties().set(DatabaseTables.DATABASE, database.name())
-          .set(DatabaseTables.SOURCE_TOPIC, topic).commit();
+      // The topic last: a table is the database's once it names its topic (DatabaseTables reads both).
+      silver.setProperty(DatabaseTables.DATABASE, database.name());
+      silver.setProperty(DatabaseTables.SOURCE_TOPIC, topic);
     } else if (!claimed.equals(topic)) {
       throw new InvalidConfigException(List.of(database.configPath() + ".table: topics " + claimed + " and " + topic
           + " both become table " + entity.table() + " under \"" + database.template() + "\"; give one of them its"
           + " own table under tables { \"" + io.tributary.common.config.TableTemplate.SourceTable.of(topic)
           + "\" { table = ... } }, or exclude it"));
-    }
-  }
-
-  private Table load(String table) {
-    try {
-      return Spark3Util.loadIcebergTable(spark, table);
-    } catch (Exception e) {
-      throw new IllegalStateException("cannot load " + table + ": " + e.getMessage(), e);
     }
   }
 }

@@ -7,7 +7,6 @@ import io.tributary.common.lakehouse.CommitWindowPause;
 import io.tributary.common.lakehouse.StreamSupervisor;
 import java.util.concurrent.TimeoutException;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.spark.Spark3Util;
 import org.apache.spark.api.java.function.VoidFunction2;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -18,7 +17,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one stream of a database block: an Iceberg streaming read of the database's bronze table, a
+ * The one stream of a database block: a streaming read of the database's bronze table (Iceberg or Delta), a
  * {@link DatabaseFanOut} per micro-batch. Like an entity's stream, a stream that has never run starts with an
  * {@link InitialLoad} of everything bronze holds.
  */
@@ -28,8 +27,8 @@ final class DatabaseStream implements StreamSupervisor.Supervised {
   private final SparkSession spark;
   private final SilverDatabase database;
   private final SchemaRegistryConfig registry;
-  private final String catalog;
-  private final String bronze;
+  private final SilverLayout layout;
+  private final BronzeFeed bronze;
   private final TableAddress quarantine;
   private final String checkpoint;
   private final boolean once;
@@ -39,13 +38,13 @@ final class DatabaseStream implements StreamSupervisor.Supervised {
    * @param checkpoint the stream's checkpoint
    * @param once stop when caught up
    */
-  DatabaseStream(SparkSession spark, SilverDatabase database, SchemaRegistryConfig registry, String catalog,
+  DatabaseStream(SparkSession spark, SilverDatabase database, SchemaRegistryConfig registry, SilverLayout layout,
       TableAddress quarantine, String checkpoint, boolean once) {
     this.spark = spark;
     this.database = database;
     this.registry = registry;
-    this.catalog = catalog;
-    this.bronze = catalog + "." + database.source();
+    this.layout = layout;
+    this.bronze = new BronzeFeed(spark, layout.bronze(database.source()));
     this.quarantine = quarantine;
     this.checkpoint = checkpoint;
     this.once = once;
@@ -58,23 +57,21 @@ final class DatabaseStream implements StreamSupervisor.Supervised {
 
   @Override
   public StreamingQuery start() {
-    DatabaseFanOut fanOut = new DatabaseFanOut(spark, database, registry, catalog, quarantine, checkpoint, name());
-    CheckpointFiles files = new CheckpointFiles(checkpoint, spark.sparkContext().hadoopConfiguration());
-    Table bronzeTable = load(bronze);
-    InitialLoad.runIfNew(spark, files, bronzeTable, bronze, fanOut, name());
-    if (once && InitialLoad.nothingAfter(files, bronzeTable)) {
-      LOG.info("{}: caught up (bronze has no new snapshot since the initial load)", name());
-      return null;
+    DatabaseFanOut fanOut = new DatabaseFanOut(spark, database, registry, layout, quarantine, checkpoint, name());
+    if (!bronze.startsFromItsSnapshot()) {
+      CheckpointFiles files = new CheckpointFiles(checkpoint, spark.sparkContext().hadoopConfiguration());
+      Table bronzeTable = bronze.iceberg();
+      InitialLoad.runIfNew(spark, files, bronzeTable, bronze.name(), fanOut, name());
+      if (once && InitialLoad.nothingAfter(files, bronzeTable)) {
+        LOG.info("{}: caught up (bronze has no new snapshot since the initial load)", name());
+        return null;
+      }
     }
-    LOG.info("{}: {} -> {}.{} ({}), checkpoint {}", name(), bronze, catalog, database.template(),
+    LOG.info("{}: {} -> {} tables {} ({}), checkpoint {}", name(), bronze, layout.silverFormat(), database.template(),
         once ? "until caught up" : "every " + database.trigger().toMillis() + " ms", checkpoint);
     try {
-      return spark.readStream().format("iceberg")
-          // As an entity's stream does (EntityStream): compaction, corrections and erasures in bronze are passed over.
-          .option("streaming-skip-overwrite-snapshots", "true")
-          .option("streaming-skip-delete-snapshots", "true")
-          .option("streaming-max-rows-per-micro-batch", String.valueOf(database.maxRowsPerTrigger()))
-          .load(bronze)
+      // As an entity's stream does (EntityStream): compaction, corrections and erasures in bronze are passed over.
+      return bronze.stream(database.maxRowsPerTrigger(), database.maxFilesPerTrigger())
           .writeStream()
           .queryName(name())
           .option("checkpointLocation", checkpoint)
@@ -86,14 +83,6 @@ final class DatabaseStream implements StreamSupervisor.Supervised {
           .start();
     } catch (TimeoutException e) {
       throw new IllegalStateException(name() + " did not start in time", e);
-    }
-  }
-
-  private Table load(String table) {
-    try {
-      return Spark3Util.loadIcebergTable(spark, table);
-    } catch (Exception e) {
-      throw new IllegalStateException("cannot load " + table + ": " + e.getMessage(), e);
     }
   }
 }

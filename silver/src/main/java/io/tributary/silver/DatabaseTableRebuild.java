@@ -80,7 +80,7 @@ public final class DatabaseTableRebuild {
     TableName name = TableName.parseText(table);
     SilverDatabase database = config.silver().databaseOf(name).orElseThrow(() -> new IllegalArgumentException(
         table + " is not a table of any database in tributary.silver.databases"));
-    String topic = DatabaseTables.of(spark, catalog, database).get(name);
+    String topic = DatabaseTables.of(spark, config, database).get(name);
     if (topic == null) {
       throw new IllegalArgumentException(table + " is not a table of database '" + database.name() + "' yet (no"
           + " table of that name records it as its own); silver creates it when its topic's first change arrives");

@@ -66,7 +66,6 @@ public final class SilverMergeJob {
   private StreamRuns.Outcome run(boolean once) {
     LakehouseSession.registerCatalog(spark, config.catalog());
     StreamProgressLog.attachTo(spark);
-    String catalog = config.catalog().name();
     SilverLayout layout = SilverLayout.of(config);
     TableAddress quarantine = layout.silver(config.silver().quarantine());
     requireWritable(quarantine, "silver quarantine");
@@ -80,15 +79,15 @@ public final class SilverMergeJob {
           SilverCheckpoints.configured(config, entity), once, "silver-" + entity.name()));
     }
     for (SilverDatabase database : config.silver().databaseList()) {
-      String bronze = catalog + "." + database.source();
-      if (!spark.catalog().tableExists(bronze)) {
+      TableAddress bronze = layout.bronze(database.source());
+      if (!bronze.exists(spark)) {
         String missing = database.configPath() + ".source: bronze table " + bronze + " does not exist yet";
         if (once) {
           throw new IllegalStateException(missing + "; run bronze first");
         }
-        awaitTable(() -> spark.catalog().tableExists(bronze), bronze, missing);
+        awaitTable(() -> bronze.exists(spark), bronze.toString(), missing);
       }
-      streams.add(new DatabaseStream(spark, database, config.schemaRegistry(), catalog, quarantine,
+      streams.add(new DatabaseStream(spark, database, config.schemaRegistry(), layout, quarantine,
           SilverCheckpoints.database(config, database), once));
     }
     try {

@@ -7,8 +7,10 @@ import static org.awaitility.Awaitility.await;
 import io.tributary.bronze.BronzeFixture;
 import io.tributary.bronze.BronzeIngestJob;
 import io.tributary.common.config.InvalidConfigException;
+import io.tributary.common.config.TableFormat;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.DatabaseTables;
+import io.tributary.common.lakehouse.Tables;
 import io.tributary.common.testing.SharedSpark;
 import io.tributary.localstack.LocalKafkaBroker;
 import io.tributary.localstack.testing.SharedKafka;
@@ -25,6 +27,8 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.streaming.StreamingQuery;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -42,9 +46,11 @@ class DatabaseIT {
         + database + "\n}\n";
   }
 
-  @Test
-  void oneBlockKeepsEveryTableWithItsOwnSettings(SparkSession spark, LocalKafkaBroker broker, @TempDir Path dir)
-      throws Exception {
+  /** In either table format; the rollback of one of the tables at its end is Iceberg's (refused on Delta). */
+  @ParameterizedTest
+  @EnumSource(TableFormat.class)
+  void oneBlockKeepsEveryTableWithItsOwnSettings(TableFormat format, SparkSession spark, LocalKafkaBroker broker,
+      @TempDir Path dir) throws Exception {
     BronzeFixture fixture = new BronzeFixture(broker, dir);
     SmallTableEvents customers = SmallTableEvents.keyed(fixture.topic("shop.public.customers"));
     SmallTableEvents orders = SmallTableEvents.keyed(fixture.topic("shop.public.orders"));
@@ -55,7 +61,8 @@ class DatabaseIT {
         "shop.public.audit_log", "shop.public.notes", "shop.public.legacy", "shop.public.legacy_two");
     TributaryConfig config = fixture.config(Map.of(), config(fixture,
         "exclude = [\"public\\\\.audit_.*\"]\n"
-            + "tables { \"inventory.items\" { history = scd2 }, \"public.orders\" { delete-mode = hard } }"));
+            + "tables { \"inventory.items\" { history = scd2 }, \"public.orders\" { delete-mode = hard } }")
+        + "tributary.format = " + format.name().toLowerCase(java.util.Locale.ROOT) + "\n");
     String lake = config.catalog().name();
 
     send(fixture, customers, List.of(
@@ -82,29 +89,29 @@ class DatabaseIT {
     new BronzeIngestJob(spark, config).runUntilCaughtUp();
     new SilverMergeJob(spark, config).runUntilCaughtUp();
 
-    assertThat(tables(spark, lake)).containsExactly("quarantine", "shop_inventory_items", "shop_public_customers",
+    assertThat(tables(spark, config)).containsExactly("quarantine", "shop_inventory_items", "shop_public_customers",
         "shop_public_orders");
-    assertThat(rows(spark, lake + ".silver.shop_public_customers", "id, name, qty, _is_deleted"))
+    assertThat(rows(spark, silver(config, "shop_public_customers"), "id, name, qty, _is_deleted"))
         .containsExactly("1|Ada|1|false", "2|Bob|20|false", "3|Cy|3|true");
-    assertThat(rows(spark, lake + ".silver.shop_public_orders", "id, name, qty, _is_deleted"))
+    assertThat(rows(spark, silver(config, "shop_public_orders"), "id, name, qty, _is_deleted"))
         .containsExactly("2|second|2|false");
-    assertThat(rows(spark, lake + ".silver.shop_inventory_items", "id, name, qty, _is_current"))
+    assertThat(rows(spark, silver(config, "shop_inventory_items"), "id, name, qty, _is_current"))
         .containsExactly("7|pen|1|false", "7|pen|2|false", "7|red pen|2|true");
-    assertThat(spark.table(lake + ".silver.shop_public_customers").schema().toDDL())
+    assertThat(spark.table(silver(config, "shop_public_customers")).schema().toDDL())
         .startsWith(org.apache.spark.sql.types.StructType.fromDDL(SmallTableEvents.SPARK_COLUMNS).toDDL());
     // The one table without a primary key is not kept; its change stays in bronze.
-    assertThat(spark.sql("SELECT count(*) FROM " + lake + ".bronze.shop WHERE topic = '" + notes.topic() + "'")
+    assertThat(spark.sql("SELECT count(*) FROM " + bronze(config, "shop") + " WHERE topic = '" + notes.topic() + "'")
         .first().getLong(0)).isEqualTo(1);
     // Topics of the pattern that are not Debezium: quarantined with the reason (each table its own record of the
     // batch, so the second is not taken for a replay of the first), and the rest of the database went on.
-    List<Row> quarantined = spark.sql("SELECT entity, stage, reason, topic FROM " + lake + ".silver.quarantine"
+    List<Row> quarantined = spark.sql("SELECT entity, stage, reason, topic FROM " + silver(config, "quarantine")
         + " ORDER BY entity").collectAsList();
     assertThat(quarantined).hasSize(2);
     assertThat(quarantined.get(0).getString(0)).isEqualTo("shop.public.legacy");
     assertThat(quarantined.get(1).getString(0)).isEqualTo("shop.public.legacy_two");
     assertThat(quarantined.get(0).getString(2)).contains("tributary.silver.databases.shop.tables.\"public.legacy\""
         + ".schema: is missing");
-    assertThat(DatabaseTables.of(spark, lake, config.silver().databases().get("shop"))).containsOnlyKeys(
+    assertThat(DatabaseTables.of(spark, config, config.silver().databases().get("shop"))).containsOnlyKeys(
         new io.tributary.common.config.TableName("silver", "shop_inventory_items"),
         new io.tributary.common.config.TableName("silver", "shop_public_customers"),
         new io.tributary.common.config.TableName("silver", "shop_public_orders"));
@@ -116,24 +123,29 @@ class DatabaseIT {
     send(fixture, customers, List.of(customers.change("c", null, customers.row(4, "Di", 4), 71)), 4);
     new BronzeIngestJob(spark, config).runUntilCaughtUp();
     new SilverMergeJob(spark, config).runUntilCaughtUp();
-    assertThat(rows(spark, lake + ".silver.shop_public_refunds", "id, name, qty, _is_deleted"))
+    assertThat(rows(spark, silver(config, "shop_public_refunds"), "id, name, qty, _is_deleted"))
         .containsExactly("5|refund|5|false");
-    assertThat(rows(spark, lake + ".silver.shop_public_customers", "id, name")).containsExactly("1|Ada", "2|Bob",
+    assertThat(rows(spark, silver(config, "shop_public_customers"), "id, name")).containsExactly("1|Ada", "2|Bob",
         "3|Cy", "4|Di");
-    assertThat(spark.table(lake + ".silver.quarantine").count()).as("the legacy records once").isEqualTo(2);
+    assertThat(spark.table(silver(config, "quarantine")).count()).as("the legacy records once").isEqualTo(2);
 
     // status: the database's one stream, caught up, and a line per table with its topic and rows.
     assertThat(SilverStatus.of(spark, config)).filteredOn(state -> state.name().equals("silver-database-shop"))
         .singleElement().satisfies(state -> assertThat(state.behind()).isZero());
     List<String> lines = SilverStatus.databaseTables(spark, config);
     assertThat(lines).hasSize(5);
-    assertThat(lines.get(0)).isEqualTo("database shop: 4 tables in " + lake + ".silver");
+    assertThat(lines.get(0)).isEqualTo("database shop: 4 tables in " + (format == TableFormat.DELTA
+        ? "spark_catalog" : lake) + ".silver");
     assertThat(lines).anySatisfy(line -> assertThat(line).startsWith("  silver.shop_public_customers ")
         .contains(" from " + customers.topic() + ": 4 rows, last commit 20"));
     assertThat(lines).anySatisfy(line -> assertThat(line).startsWith("  silver.shop_public_orders ")
         .contains(" from " + orders.topic() + ": 1 row, last commit 20"));
     assertThat(lines).anySatisfy(line -> assertThat(line).startsWith("  silver.shop_public_refunds ")
         .contains(" from " + refunds.topic() + ": 1 row, last commit 20"));
+
+    if (format == TableFormat.DELTA) {
+      return; // recovery of one table of a database is Iceberg's only so far (refused on Delta: TributaryTest)
+    }
 
     // One table of a database goes back to an earlier snapshot (a rollback: a rebuild from it), its topic's later
     // changes applied again, the other tables untouched; from a batch of the database's stream and from its initial
@@ -162,7 +174,7 @@ class DatabaseIT {
           .isEqualTo(expected);
     }
     assertThat(rows(spark, lake + ".silver.shop_public_orders", "*")).isEqualTo(ordersBefore);
-    assertThat(DatabaseTables.of(spark, lake, config.silver().databases().get("shop")).keySet())
+    assertThat(DatabaseTables.of(spark, config, config.silver().databases().get("shop")).keySet())
         .extracting(Object::toString).containsExactlyInAnyOrder("silver.shop_inventory_items",
             "silver.shop_public_customers", "silver.shop_public_orders", "silver.shop_public_refunds");
     // The database's stream goes on with every table, the rolled-back one included, nothing applied twice.
@@ -427,9 +439,25 @@ class DatabaseIT {
     fixture.send(name, records);
   }
 
-  private static List<String> tables(SparkSession spark, String lake) {
-    return spark.sql("SHOW TABLES IN " + lake + ".silver").collectAsList().stream()
+  /** The silver tables, in the config's silver format. */
+  private static List<String> tables(SparkSession spark, TributaryConfig config) {
+    if (config.silver().format() == TableFormat.DELTA) {
+      return io.tributary.common.lakehouse.DeltaTableNames.in(spark, new Tables(config.catalog()), "silver").stream()
+          .map(io.tributary.common.config.TableName::table).sorted().toList();
+    }
+    return spark.sql("SHOW TABLES IN " + config.catalog().name() + ".silver").collectAsList().stream()
         .map(row -> row.getString(row.fieldIndex("tableName"))).sorted().toList();
+  }
+
+  /** How SQL names silver table {@code table} in the config's silver format. */
+  private static String silver(TributaryConfig config, String table) {
+    return new Tables(config.catalog()).sqlName(new io.tributary.common.config.TableName("silver", table),
+        config.silver().format());
+  }
+
+  private static String bronze(TributaryConfig config, String table) {
+    return new Tables(config.catalog()).sqlName(new io.tributary.common.config.TableName("bronze", table),
+        config.bronze().format());
   }
 
   /** Each row's values joined by '|', bytes (such as _seq_bytes) in hex so that equal rows print alike. */

@@ -66,11 +66,6 @@ public record SilverConfig(TableFormat format, TableName quarantine, Map<String,
         }
       }
     }
-    if (format == TableFormat.DELTA && !databases.isEmpty()) {
-      // Said up front rather than in the first batch: a database's tables are created and switched through Iceberg.
-      reader.problem("format", "delta does not cover database blocks yet (databases: "
-          + String.join(", ", databases.keySet()) + "); keep silver.format = iceberg for them");
-    }
     return new SilverConfig(format, quarantine, Map.copyOf(entities), Map.copyOf(databases));
   }
 

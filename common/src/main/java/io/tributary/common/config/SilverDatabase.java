@@ -227,6 +227,11 @@ public final class SilverDatabase {
     return sample.maxRowsPerTrigger();
   }
 
+  /** Upper bound of bronze files per micro-batch from a Delta bronze table. */
+  public long maxFilesPerTrigger() {
+    return sample.maxFilesPerTrigger();
+  }
+
   /** How many tables of one batch are merged side by side. */
   public int mergeParallelism() {
     return mergeParallelism;

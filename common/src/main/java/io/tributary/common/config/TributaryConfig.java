@@ -156,11 +156,6 @@ public record TributaryConfig(
           }
         }
       }
-      if (config.bronze().format() == TableFormat.DELTA && !silver.databases().isEmpty()) {
-        root.problem("bronze.format", "delta does not cover silver's database blocks yet (databases: "
-            + String.join(", ", new java.util.TreeSet<>(silver.databases().keySet()))
-            + "): they read an Iceberg bronze table");
-      }
       if ((config.bronze().format() == TableFormat.DELTA || config.silver().format() == TableFormat.DELTA
           || config.gold().format() == TableFormat.DELTA)
           && config.catalog().deltaWarehouse() == null) {

@@ -101,15 +101,13 @@ class TributaryConfigTest {
   }
 
   @Test
-  void refusesDeltaForDatabaseBlocksWhichAreIcebergOnlyForNow() {
+  void databaseBlocksTakeTheirLayersFormats() {
     String database = "\ntributary.silver.databases.shop { source = bronze.events, table = \"silver.shop_{table}\","
         + " topics = \"shop\\\\..*\" }";
-    assertRejected(with("tributary.silver.format = delta" + database),
-        "tributary.silver.format: delta does not cover database blocks yet (databases: shop); keep silver.format ="
-            + " iceberg for them");
-    assertRejected(with("tributary.bronze.format = delta" + database),
-        "tributary.bronze.format: delta does not cover silver's database blocks yet (databases: shop): they read an"
-            + " Iceberg bronze table");
+    TributaryConfig delta = parse(with("tributary.format = delta" + database));
+    assertThat(delta.silver().databases()).containsOnlyKeys("shop");
+    assertThat(delta.silver().format()).isEqualTo(TableFormat.DELTA);
+    assertThat(delta.bronze().format()).isEqualTo(TableFormat.DELTA);
   }
 
   @Test
