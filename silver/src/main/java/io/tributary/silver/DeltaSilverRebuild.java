@@ -119,8 +119,8 @@ public final class DeltaSilverRebuild {
       Map<String, String> properties = new LinkedHashMap<>(propertiesAt(target.live(), version));
       properties.put(SilverCheckpoints.PROPERTY, checkpoint);
       properties.remove(SilverCheckpoints.SWITCHING);
-      spark.sql("CREATE TABLE " + target.shadow().sqlName() + " USING delta TBLPROPERTIES (" + literals(properties)
-          + ") AS SELECT * FROM " + target.live().sqlName() + " VERSION AS OF " + version);
+      spark.sql("CREATE TABLE " + target.shadow().sqlName() + " USING delta TBLPROPERTIES ("
+          + DeltaSwitch.literals(properties) + ") AS SELECT * FROM " + target.live().sqlName() + " VERSION AS OF " + version);
       // Columns the config added since.
       SilverTables.createEntityTable(spark, target.shadow(), target.shadowEntity(), Optional::empty);
       QuarantineRows.asOf(spark, target.quarantine(), target.entity().name(), rewind.committedMillis()).write()
@@ -163,7 +163,7 @@ public final class DeltaSilverRebuild {
     } else {
       // Nothing can commit to a table that does not exist yet; a stream starting meanwhile waits for the mark to go.
       String statement = "CREATE TABLE " + target.live().sqlName() + " USING delta TBLPROPERTIES ("
-          + literals(properties) + ") AS SELECT * FROM " + target.shadow().sqlName();
+          + DeltaSwitch.literals(properties) + ") AS SELECT * FROM " + target.shadow().sqlName();
       version = commitAsShadowBatch(checkpoint, commit, target.live(), () -> spark.sql(statement));
     }
     DeltaSwitch.replaceQuarantine(spark.read().format("delta").load(target.shadowQuarantine().deltaPath()),
@@ -286,11 +286,5 @@ public final class DeltaSilverRebuild {
   /** The rows of a version, counted from the log's file statistics where Delta can (no data file read). */
   private long rowsAt(TableAddress table, long version) {
     return spark.read().format("delta").option("versionAsOf", version).load(table.deltaPath()).count();
-  }
-
-  private static String literals(Map<String, String> properties) {
-    return properties.entrySet().stream()
-        .map(entry -> JsonFields.literal(entry.getKey()) + " = " + JsonFields.literal(entry.getValue()))
-        .collect(Collectors.joining(", "));
   }
 }

@@ -25,9 +25,7 @@ final class DeltaSwitch {
 
   /** Sets {@code properties} in one commit, tried again when a concurrent commit (a stream's batch) won. */
   static void setProperties(SparkSession spark, TableAddress table, Map<String, String> properties) {
-    String statement = "ALTER TABLE " + table.sqlName() + " SET TBLPROPERTIES (" + properties.entrySet().stream()
-        .map(entry -> JsonFields.literal(entry.getKey()) + " = " + JsonFields.literal(entry.getValue()))
-        .collect(Collectors.joining(", ")) + ")";
+    String statement = "ALTER TABLE " + table.sqlName() + " SET TBLPROPERTIES (" + literals(properties) + ")";
     for (int attempt = 1; ; attempt++) {
       try {
         spark.sql(statement);
@@ -38,6 +36,13 @@ final class DeltaSwitch {
         }
       }
     }
+  }
+
+  /** Table properties as SQL: {@code 'key' = 'value', ...}. */
+  static String literals(Map<String, String> properties) {
+    return properties.entrySet().stream()
+        .map(entry -> JsonFields.literal(entry.getKey()) + " = " + JsonFields.literal(entry.getValue()))
+        .collect(Collectors.joining(", "));
   }
 
   /** The entity's rows of the quarantine table replaced by {@code rows}, in one commit. */
