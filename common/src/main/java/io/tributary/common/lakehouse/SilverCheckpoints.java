@@ -1,7 +1,6 @@
 package io.tributary.common.lakehouse;
 
 import io.tributary.common.config.SilverEntity;
-import io.tributary.common.config.TableFormat;
 import io.tributary.common.config.TributaryConfig;
 
 /**
@@ -51,10 +50,13 @@ public final class SilverCheckpoints {
         : "silver-from-" + io.tributary.common.config.ConfigNames.of(config.bronze().format());
   }
 
-  /** The checkpoint of a database block's one stream. */
+  /**
+   * The checkpoint of a database block's one stream. Formats are part of it, as for an entity: a block whose tables
+   * switch to Delta starts a new stream into new tables instead of resuming past the rows the old tables hold.
+   */
   public static String database(TributaryConfig config, io.tributary.common.config.SilverDatabase database) {
-    return config.checkpointFor("silver", TableFormat.ICEBERG, new io.tributary.common.config.TableName("databases",
-        database.name()));
+    return config.checkpointFor(layer(config), config.silver().format(),
+        new io.tributary.common.config.TableName("databases", database.name()));
   }
 
   /** The checkpoint that matches the silver table's current content, from the table's properties. */

@@ -108,6 +108,16 @@ class TributaryConfigTest {
     assertThat(delta.silver().databases()).containsOnlyKeys("shop");
     assertThat(delta.silver().format()).isEqualTo(TableFormat.DELTA);
     assertThat(delta.bronze().format()).isEqualTo(TableFormat.DELTA);
+    // The block's stream resumes only with the formats it ran with: a switch starts it afresh into the new tables.
+    TributaryConfig iceberg = parse(with(database));
+    TributaryConfig deltaSilver = parse(with("tributary.silver.format = delta" + database));
+    var shop = delta.silver().databases().get("shop");
+    assertThat(io.tributary.common.lakehouse.SilverCheckpoints.database(iceberg, shop))
+        .isEqualTo("/tmp/cp/silver/iceberg/databases.shop");
+    assertThat(io.tributary.common.lakehouse.SilverCheckpoints.database(delta, shop))
+        .isEqualTo("/tmp/cp/silver/delta/databases.shop");
+    assertThat(io.tributary.common.lakehouse.SilverCheckpoints.database(deltaSilver, shop))
+        .isEqualTo("/tmp/cp/silver-from-iceberg/delta/databases.shop");
   }
 
   @Test
