@@ -38,6 +38,32 @@ class GeneratedCodeReuseTest {
     assertEquals(0, compiledBySecond, "classes compiled again by the second query");
   }
 
+  /**
+   * A stream's batch runs a few dozen plans (several streams more); Spark's default cache of 100 compiled plans let
+   * each batch evict the classes the next one needed.
+   */
+  @Test
+  void theClassesOfAPlanOutliveAHundredOtherPlans(SparkSession spark) {
+    long first = sumOfMultiples(spark, 0);
+    long compiledBefore = CodegenMetrics.METRIC_COMPILATION_TIME().getCount();
+    for (int factor = 1; factor <= 60; factor++) {
+      sumOfMultiples(spark, factor); // each factor is a literal in the generated code: a plan of its own
+    }
+    long compiledByOthers = CodegenMetrics.METRIC_COMPILATION_TIME().getCount() - compiledBefore;
+    long compiledBeforeAgain = CodegenMetrics.METRIC_COMPILATION_TIME().getCount();
+
+    assertEquals(first, sumOfMultiples(spark, 0));
+    assertTrue(compiledByOthers > 100, "the other plans compiled more classes than Spark keeps by default: "
+        + compiledByOthers);
+    assertEquals(0, CodegenMetrics.METRIC_COMPILATION_TIME().getCount() - compiledBeforeAgain,
+        "classes compiled again for the first plan");
+  }
+
+  private static long sumOfMultiples(SparkSession spark, int factor) {
+    return spark.range(100).selectExpr("id * " + factor + " + id AS v").where("v % 3 = 0").agg(
+        org.apache.spark.sql.functions.sum("v")).first().getLong(0);
+  }
+
   /** A query with a shuffle, an aggregation and a projection: code generated on the driver and in the tasks. */
   private static void runOnce(SparkSession spark, Path checkpoint, List<Long> sums) throws Exception {
     spark.range(1000).selectExpr("id", "id % 7 AS bucket").write().mode("overwrite")
