@@ -89,6 +89,6 @@ final class DeltaBronzeCommits implements BronzeCommits {
 
   /** The newest commits, each with its bronze summary (empty for another writer's: maintenance, a user's write). */
   private List<DeltaCommitMetadata.Commit> history() {
-    return DeltaCommitMetadata.history(spark, path, HISTORY, END_OFFSETS);
+    return DeltaCommitMetadata.recorded(spark, path, HISTORY, END_OFFSETS);
   }
 }

@@ -81,4 +81,56 @@ public final class DeltaCommitMetadata {
     }
     return commits;
   }
+
+  /**
+   * What Tributary recorded with each of the newest {@code limit} commits of the Delta table at {@code path}, newest
+   * first, read from the commit files on the driver. {@link #history} asks Delta's history, which runs a Spark job
+   * (about 0.1 s, and two of them per bronze batch); a writer that only needs its own records reads them here. The
+   * times are the writers' clocks as recorded; time travel by timestamp goes by {@link #history}'s. Commits whose
+   * files the log has cleaned up are not returned.
+   */
+  public static List<Commit> recorded(SparkSession spark, String path, int limit, String key) {
+    org.apache.spark.sql.delta.DeltaLog log = org.apache.spark.sql.delta.DeltaLog.forTable(spark, path);
+    long latest = log.update(false, scala.Option.empty(), scala.Option.empty()).version();
+    List<Commit> commits = new ArrayList<>();
+    if (latest < 0) {
+      return commits;
+    }
+    var changes = log.getChanges(Math.max(0, latest - limit + 1), latest, scala.Option.empty(), false);
+    while (changes.hasNext()) {
+      scala.Tuple2<Object, scala.collection.immutable.Seq<org.apache.spark.sql.delta.actions.Action>> change =
+          changes.next();
+      long version = (Long) change._1();
+      for (org.apache.spark.sql.delta.actions.Action action : scala.jdk.javaapi.CollectionConverters.asJava(
+          change._2())) {
+        if (action instanceof org.apache.spark.sql.delta.actions.CommitInfo info) {
+          commits.add(new Commit(version, java.time.Instant.ofEpochMilli(info.timestamp().getTime()),
+              info.operation(), parameters(info), parse(info.userMetadata().isDefined()
+                  ? info.userMetadata().get() : null, key)));
+        }
+      }
+    }
+    commits.sort(java.util.Comparator.comparingLong(Commit::version).reversed());
+    return commits;
+  }
+
+  /** A commit file's operation parameters as the history gives them: each value is written as a JSON string. */
+  private static Map<String, String> parameters(org.apache.spark.sql.delta.actions.CommitInfo info) {
+    Map<String, String> parameters = new TreeMap<>();
+    scala.jdk.javaapi.CollectionConverters.asJava(info.operationParameters()).forEach((name, value) -> {
+      if (value != null) {
+        parameters.put(name, jsonText(value));
+      }
+    });
+    return parameters;
+  }
+
+  private static String jsonText(String value) {
+    try {
+      var node = JSON.readTree(value);
+      return node != null && node.isTextual() ? node.asText() : value;
+    } catch (JsonProcessingException e) {
+      return value;
+    }
+  }
 }
