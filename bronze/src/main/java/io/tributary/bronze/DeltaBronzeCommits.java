@@ -1,7 +1,6 @@
 package io.tributary.bronze;
 
 import io.delta.exceptions.ConcurrentTransactionException;
-import io.delta.tables.DeltaTable;
 import io.tributary.common.lakehouse.DeltaCommitMetadata;
 import java.util.List;
 import java.util.Map;
@@ -37,10 +36,10 @@ final class DeltaBronzeCommits implements BronzeCommits {
 
   @Override
   public TableEnd end() {
-    if (!DeltaTable.isDeltaTable(spark, path)) {
+    List<DeltaCommitMetadata.Commit> history = history(); // none when there is no table yet
+    if (history.isEmpty()) {
       return new TableEnd(KafkaOffsets.NONE, null);
     }
-    List<DeltaCommitMetadata.Commit> history = history();
     long version = history.get(0).version();
     for (DeltaCommitMetadata.Commit commit : history) {
       if (commit.recorded().containsKey(END_OFFSETS)) {
