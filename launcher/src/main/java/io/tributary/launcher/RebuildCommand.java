@@ -4,11 +4,16 @@ import io.tributary.common.cli.UsageException;
 import io.tributary.common.config.TableFormat;
 import io.tributary.common.config.TableName;
 import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.DeltaHistory;
+import io.tributary.common.lakehouse.DeltaTableRollback;
+import io.tributary.common.lakehouse.StreamCommits;
+import io.tributary.common.lakehouse.TableAddress;
+import io.tributary.common.lakehouse.Tables;
 import io.tributary.gold.GoldJob;
 import io.tributary.gold.Interval;
 import io.tributary.silver.DatabaseTableRebuild;
 import io.tributary.silver.DeltaSilverRebuild;
-import io.tributary.silver.DeltaSilverRollback;
+import io.tributary.silver.DeltaDatabaseTableRebuild;
 import io.tributary.silver.SilverRebuild;
 import java.time.Instant;
 import java.util.Optional;
@@ -49,19 +54,6 @@ final class RebuildCommand extends JobCommand {
   @Option(names = "--to", paramLabel = "YYYY-MM-DD", description = "Gold: the last day (included).")
   private String to;
 
-  /**
-   * Rebuild of silver tables works on Iceberg silver reading Iceberg bronze and on Delta silver reading either; an
-   * Iceberg silver table reading Delta bronze is refused up front rather than half done.
-   */
-  private static void requireCovered(TributaryConfig config, String table) {
-    if (config.silver().format() == TableFormat.ICEBERG && config.bronze().format() == TableFormat.DELTA) {
-      throw new UsageException("'rebuild': " + table + " is an Iceberg table reading Delta bronze"
-          + " (tributary.bronze.format = delta), which rebuild does not cover yet (it does Iceberg silver on Iceberg"
-          + " bronze, and Delta silver on either). To build it again from bronze: stop its stream, drop the table,"
-          + " delete its checkpoint, and run silver");
-    }
-  }
-
   @Override
   Job check() {
     TableName name = TableName.parseText(table);
@@ -83,11 +75,7 @@ final class RebuildCommand extends JobCommand {
       throw new UsageException("'rebuild': " + table + " is a bronze table, the raw record of Kafka; load missing"
           + " records with 'reingest', and rebuild the silver tables built from it");
     }
-    requireCovered(loaded, table);
     boolean databaseTable = isDatabaseTable(loaded, name);
-    if (databaseTable && loaded.silver().format() == TableFormat.DELTA) {
-      throw new UsageException(databaseTableOnDelta("rebuild", table));
-    }
     if (!databaseTable) {
       try {
         SilverRebuild.entityOf(loaded, table);
@@ -112,7 +100,7 @@ final class RebuildCommand extends JobCommand {
   private SilverRebuild.Result rebuildSilver(SparkSession spark, TributaryConfig loaded, boolean databaseTable,
       OptionalLong snapshot, Optional<Instant> timestamp) {
     if (loaded.silver().format() == TableFormat.DELTA) {
-      return rebuildDelta(spark, loaded, snapshot, timestamp);
+      return rebuildDelta(spark, loaded, databaseTable, snapshot, timestamp);
     }
     OptionalLong from = timestamp.isPresent()
         ? OptionalLong.of(RollbackCommand.target(spark, loaded, table, OptionalLong.empty(), timestamp)) : snapshot;
@@ -126,29 +114,28 @@ final class RebuildCommand extends JobCommand {
     return new SilverRebuild(spark, loaded).run(table, from, System.out);
   }
 
-  /** A Delta silver entity's table: from all of bronze, or from a version of the table (--from-snapshot names it). */
-  private SilverRebuild.Result rebuildDelta(SparkSession spark, TributaryConfig loaded, OptionalLong version,
-      Optional<Instant> timestamp) {
+  /**
+   * A Delta silver table (an entity's, or one of a database block): from all of bronze, or from a version of the
+   * table (--from-snapshot names it, or --from-timestamp picks it).
+   */
+  private SilverRebuild.Result rebuildDelta(SparkSession spark, TributaryConfig loaded, boolean databaseTable,
+      OptionalLong version, Optional<Instant> timestamp) {
     OptionalLong from = version;
     try {
       if (version.isPresent() || timestamp.isPresent()) {
-        from = OptionalLong.of(new DeltaSilverRollback(spark, loaded).target(table, version, timestamp));
+        TableAddress address = TableAddress.of(new Tables(loaded.catalog()), TableName.parseText(table),
+            TableFormat.DELTA);
+        if (!address.exists(spark)) {
+          throw new UsageException("'" + table + "': no such Delta table (" + address.deltaPath() + ")");
+        }
+        from = OptionalLong.of(DeltaTableRollback.target(DeltaHistory.read(spark, address, StreamCommits.STREAM_ID),
+            version, timestamp));
       }
-      return new DeltaSilverRebuild(spark, loaded).run(table, from, System.out);
+      return databaseTable ? new DeltaDatabaseTableRebuild(spark, loaded).run(table, from, System.out)
+          : new DeltaSilverRebuild(spark, loaded).run(table, from, System.out);
     } catch (IllegalArgumentException e) {
       throw new UsageException("'rebuild': " + e.getMessage());
     }
-  }
-
-  /**
-   * Recovery of one table of a database block shares the database's stream (a shadow stream over the table's topic);
-   * on Delta that is not built yet, and is refused with the way to build the tables again by hand.
-   */
-  static String databaseTableOnDelta(String command, String table) {
-    return "'" + command + "': " + table + " is a table of a database block in Delta (tributary.silver.format ="
-        + " delta), which " + command + " does not cover yet (it does a database's tables in Iceberg, and Delta"
-        + " entities). To build the database's tables again from bronze: stop silver, delete the tables' folders and"
-        + " the database's checkpoint, and run silver";
   }
 
   /** A table of a database block (not also an entity's, which would be its own stream's). */

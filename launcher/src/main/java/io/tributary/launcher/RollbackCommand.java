@@ -2,12 +2,20 @@ package io.tributary.launcher;
 
 import io.tributary.common.cli.JobResult;
 import io.tributary.common.cli.UsageException;
+import io.tributary.common.config.TableFormat;
 import io.tributary.common.config.TableName;
 import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.DeltaHistory;
+import io.tributary.common.lakehouse.DeltaTableRollback;
 import io.tributary.common.lakehouse.LakehouseSession;
+import io.tributary.common.lakehouse.StreamCommits;
+import io.tributary.common.lakehouse.TableAddress;
 import io.tributary.common.lakehouse.TableRollback;
+import io.tributary.common.lakehouse.Tables;
 import io.tributary.silver.DatabaseTableRebuild;
+import io.tributary.silver.DeltaDatabaseTableRebuild;
 import io.tributary.silver.DeltaSilverRollback;
+import io.tributary.silver.SilverRebuild;
 import io.tributary.silver.SilverRollback;
 import java.time.Instant;
 import java.util.List;
@@ -66,48 +74,86 @@ final class RollbackCommand extends JobCommand {
           + " loaded the records a rollback would drop, so they would be lost. Roll back the silver or gold tables"
           + " built from it instead.");
     }
-    boolean deltaSilver = config.silver().format() == io.tributary.common.config.TableFormat.DELTA
-        && config.silver().entityList().stream().anyMatch(entity -> entity.table().equals(name));
-    boolean gold = name.namespace().equals(config.gold().namespace());
-    boolean databaseTable = RebuildCommand.isDatabaseTable(config, name);
-    if (gold && config.gold().format() == io.tributary.common.config.TableFormat.DELTA) {
-      throw new UsageException("'rollback': the gold tables are Delta (tributary.gold.format = delta), and rollback"
-          + " works on Iceberg only so far. Delta's own RESTORE TABLE " + table + " TO VERSION AS OF <version> puts a"
-          + " Delta table back; or rebuild the model's days (tributary rebuild --table " + table + " --from ... --to"
-          + " ...)");
+    Kind kind = Kind.of(config, name);
+    TableFormat format = kind == Kind.GOLD ? config.gold().format() : config.silver().format();
+    if (format == TableFormat.DELTA && kind != Kind.OTHER) {
+      return new Job("rollback", config, spark -> rollBackDelta(spark, config, name, kind, snapshot, timestamp));
     }
-    if (databaseTable && config.silver().format() == io.tributary.common.config.TableFormat.DELTA) {
-      throw new UsageException(RebuildCommand.databaseTableOnDelta("rollback", table));
-    }
-    if (!gold && !deltaSilver && config.bronze().format() == io.tributary.common.config.TableFormat.DELTA) {
-      throw new UsageException("'rollback': " + table + " is an Iceberg table reading Delta bronze"
-          + " (tributary.bronze.format = delta), which rollback does not cover yet (it does Iceberg silver on Iceberg"
-          + " bronze, and Delta silver on either). To build it again from bronze: stop its stream, drop the table,"
-          + " delete its checkpoint, and run silver");
-    }
-    if (deltaSilver) {
-      return new Job("rollback", config, spark -> rollBackDelta(spark, config, snapshot, timestamp));
-    }
-    return new Job("rollback", config, spark -> rollBack(spark, config, name, databaseTable, snapshot, timestamp));
+    return new Job("rollback", config, spark -> rollBack(spark, config, kind, snapshot, timestamp));
   }
 
-  /** A Delta silver entity's table: its versions instead of snapshots, RESTORE instead of a snapshot switch. */
-  private Result rollBackDelta(SparkSession spark, TributaryConfig config, OptionalLong version,
-      Optional<Instant> timestamp) {
-    DeltaSilverRollback rollback = new DeltaSilverRollback(spark, config);
+  /** What a rollback does besides moving the table back, by the kind of table. */
+  enum Kind {
+    /** A silver entity's table: its stream is rewound with it. */
+    ENTITY,
+    /** A table of a database block: the database's stream is shared, so the table is rebuilt from the target. */
+    DATABASE_TABLE,
+    /** A gold model's table: nothing else; the next run builds the days after it again. */
+    GOLD,
+    /** Any other table of the catalog. */
+    OTHER;
+
+    static Kind of(TributaryConfig config, TableName name) {
+      if (config.silver().entityList().stream().anyMatch(entity -> entity.table().equals(name))) {
+        return ENTITY;
+      }
+      if (RebuildCommand.isDatabaseTable(config, name)) {
+        return DATABASE_TABLE;
+      }
+      return name.namespace().equals(config.gold().namespace()) ? GOLD : OTHER;
+    }
+
+    /** What a preview says follows the rollback. */
+    String afterApply(String unit) {
+      return switch (this) {
+        case ENTITY -> "; the entity's stream then re-applies the bronze changes after that " + unit + ".";
+        case DATABASE_TABLE -> "; the table is then rebuilt from that " + unit + " and the changes of its topic after"
+            + " it, while the database's stream goes on with the others.";
+        case GOLD, OTHER -> ".";
+      };
+    }
+  }
+
+  /**
+   * A Delta table: its versions instead of snapshots, and RESTORE instead of a snapshot switch (a silver entity's
+   * with its stream rewound); a table of a database block goes back by a rebuild from the version.
+   */
+  private Result rollBackDelta(SparkSession spark, TributaryConfig config, TableName name, Kind kind,
+      OptionalLong version, Optional<Instant> timestamp) {
+    TableAddress address = TableAddress.of(new Tables(config.catalog()), name, TableFormat.DELTA);
+    if (!address.exists(spark)) {
+      throw new UsageException("'" + table + "': no such Delta table (" + address.deltaPath() + ")");
+    }
+    DeltaHistory history = DeltaHistory.read(spark, address, StreamCommits.STREAM_ID);
     long target;
     try {
-      target = rollback.target(table, version, timestamp);
+      target = DeltaTableRollback.target(history, version, timestamp);
     } catch (IllegalArgumentException e) {
       throw new UsageException("'rollback': " + e.getMessage());
     }
-    TableRollback.Preview preview = rollback.preview(table, target);
+    TableRollback.Preview preview = DeltaTableRollback.preview(spark, address, history, target);
     System.out.print(preview.describe());
     if (apply) {
-      rollback.apply(table, target, System.out);
+      switch (kind) {
+        case ENTITY -> new DeltaSilverRollback(spark, config).apply(table, target, System.out);
+        case DATABASE_TABLE -> rebuildDatabaseTable(() -> new DeltaDatabaseTableRebuild(spark, config).run(table,
+            OptionalLong.of(target), System.out));
+        default -> {
+          DeltaTableRollback.restore(spark, address, target);
+          System.out.println(address + " is at version " + target + " again.");
+        }
+      }
     }
-    return new Result(table, "version", target, preview.currentSnapshot(), apply,
-        "; the entity's stream then re-applies the bronze changes after that version.");
+    return new Result(table, "version", target, preview.currentSnapshot(), apply, kind.afterApply("version"));
+  }
+
+  /** A table of a database block goes back by a rebuild from the target and a live switch; prints its result. */
+  private static void rebuildDatabaseTable(java.util.function.Supplier<SilverRebuild.Result> rebuild) {
+    try {
+      System.out.println(rebuild.get().describe());
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("'rollback': " + e.getMessage());
+    }
   }
 
   /** A rollback previewed or applied; it describes the next step (apply it, or undo it). */
@@ -121,35 +167,25 @@ final class RollbackCommand extends JobCommand {
     }
   }
 
-  private Result rollBack(SparkSession spark, TributaryConfig config, TableName name, boolean databaseTable,
-      OptionalLong snapshot, Optional<Instant> timestamp) throws Exception {
+  private Result rollBack(SparkSession spark, TributaryConfig config, Kind kind, OptionalLong snapshot,
+      Optional<Instant> timestamp) throws Exception {
     long target = target(spark, config, table, snapshot, timestamp);
     String sqlName = config.catalog().name() + "." + table;
     Table iceberg = load(spark, sqlName);
     TableRollback.Preview preview = TableRollback.preview(spark, sqlName, iceberg, target);
     System.out.print(preview.describe());
-    boolean silver = config.silver().entityList().stream().anyMatch(entity -> entity.table().equals(name));
-    if (!apply) {
-      return new Result(table, "snapshot", target, preview.currentSnapshot(), false, silver
-          ? "; the entity's stream then re-applies the bronze changes after that snapshot."
-          : databaseTable ? "; the table is then rebuilt from that snapshot and the changes of its topic after it,"
-              + " while the database's stream goes on with the others." : ".");
-    }
-    if (silver) {
-      new SilverRollback(spark, config).apply(table, target, System.out);
-    } else if (databaseTable) {
-      // The database's stream is shared: the table goes back by a rebuild from that snapshot and a live switch.
-      try {
-        System.out.println(new DatabaseTableRebuild(spark, config).run(table, OptionalLong.of(target), System.out)
-            .describe());
-      } catch (IllegalArgumentException e) {
-        throw new UsageException("'rollback': " + e.getMessage());
+    if (apply) {
+      switch (kind) {
+        case ENTITY -> new SilverRollback(spark, config).apply(table, target, System.out);
+        case DATABASE_TABLE -> rebuildDatabaseTable(() -> new DatabaseTableRebuild(spark, config).run(table,
+            OptionalLong.of(target), System.out));
+        default -> {
+          TableRollback.apply(iceberg, target, Map.of(), List.of());
+          System.out.println(sqlName + " is at snapshot " + target + " again.");
+        }
       }
-    } else {
-      TableRollback.apply(iceberg, target, Map.of(), List.of());
-      System.out.println(sqlName + " is at snapshot " + target + " again.");
     }
-    return new Result(table, "snapshot", target, preview.currentSnapshot(), true, "");
+    return new Result(table, "snapshot", target, preview.currentSnapshot(), apply, kind.afterApply("snapshot"));
   }
 
   /** The snapshot a rollback (or a rebuild from a time) targets. */

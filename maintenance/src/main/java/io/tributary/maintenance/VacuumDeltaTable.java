@@ -1,8 +1,12 @@
 package io.tributary.maintenance;
 
 import io.delta.tables.DeltaTable;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.apache.spark.sql.SparkSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Delta's cleanup: {@code VACUUM} deletes files that no version within the retention references. The retention is
@@ -10,6 +14,7 @@ import org.apache.spark.sql.SparkSession;
  * below which Delta refuses to go.
  */
 final class VacuumDeltaTable {
+  private static final Logger LOG = LoggerFactory.getLogger(VacuumDeltaTable.class);
   /**
    * Delta 4 ignores VACUUM's {@code RETAIN} argument unless it is 0 and uses the table's retention instead (an
    * internal switch, on by default): without turning it off, a retention kept longer for a stream would be ignored.
@@ -53,8 +58,26 @@ final class VacuumDeltaTable {
     Duration table = DeltaLogState.read(spark, path).fileRetention();
     Duration applied = table.compareTo(retention) > 0 ? table : retention;
     long before = parquetFiles();
-    DeltaTable.forPath(vacuumSession(), path).vacuum(applied.toMillis() / 3_600_000.0);
+    vacuumQuietly(applied.toMillis() / 3_600_000.0);
     return new Result(before, parquetFiles(), applied, table.compareTo(retention) > 0);
+  }
+
+  /**
+   * VACUUM, with what Delta prints to the console ({@code Deleted N files and directories in a total of M
+   * directories.}, Scala's println) sent to the log instead: the maintenance report is the command's output, and its
+   * result line gives the count.
+   */
+  private void vacuumQuietly(double retainHours) {
+    ByteArrayOutputStream console = new ByteArrayOutputStream();
+    try {
+      scala.Console.withOut(console, () -> {
+        DeltaTable.forPath(vacuumSession(), path).vacuum(retainHours);
+        return null;
+      });
+    } finally {
+      console.toString(StandardCharsets.UTF_8).lines().filter(line -> !line.isBlank())
+          .forEach(line -> LOG.info("VACUUM {}: {}", path, line));
+    }
   }
 
   /**

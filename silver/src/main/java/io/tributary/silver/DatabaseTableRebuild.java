@@ -17,10 +17,13 @@ import java.io.PrintStream;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.spark.CommitMetadata;
 import org.apache.iceberg.spark.Spark3Util;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -55,6 +58,31 @@ public final class DatabaseTableRebuild {
     this.config = config;
   }
 
+  /** A table of a database block: its database, the topic it is made from, and the settings it has as an entity. */
+  record Member(TableName name, SilverDatabase database, String topic, SilverEntity entity) {
+    /** Fails with {@link IllegalArgumentException} naming what is wrong when {@code table} is no such table. */
+    static Member of(SparkSession spark, TributaryConfig config, String table) {
+      TableName name = TableName.parseText(table);
+      SilverDatabase database = config.silver().databaseOf(name).orElseThrow(() -> new IllegalArgumentException(
+          table + " is not a table of any database in tributary.silver.databases"));
+      String topic = DatabaseTables.of(spark, config, database).get(name);
+      if (topic == null) {
+        throw new IllegalArgumentException(table + " is not a table of database '" + database.name() + "' yet (no"
+            + " table of that name records it as its own); silver creates it when its topic's first change"
+            + " arrives");
+      }
+      SilverEntity entity = database.entityFor(topic).orElseThrow(() -> new IllegalArgumentException("topic "
+          + topic + " of " + table + " is no longer kept by " + database.configPath() + " (excluded, or outside its"
+          + " topics)"));
+      return new Member(name, database, topic, entity);
+    }
+
+    /** The records of its topic in the database's bronze table. */
+    Dataset<Row> records(SparkSession spark, TableAddress bronze) {
+      return spark.table(bronze.sqlName()).where(col("topic").equalTo(topic));
+    }
+  }
+
   /** Rebuilds the table from all of bronze. */
   public SilverRebuild.Result run(String table, PrintStream out) {
     return run(table, OptionalLong.empty(), out);
@@ -77,18 +105,14 @@ public final class DatabaseTableRebuild {
   private SilverRebuild.Result rebuild(String table, OptionalLong fromSnapshot, PrintStream out) {
     LakehouseSession.registerCatalog(spark, config.catalog());
     String catalog = config.catalog().name();
-    TableName name = TableName.parseText(table);
-    SilverDatabase database = config.silver().databaseOf(name).orElseThrow(() -> new IllegalArgumentException(
-        table + " is not a table of any database in tributary.silver.databases"));
-    String topic = DatabaseTables.of(spark, config, database).get(name);
-    if (topic == null) {
-      throw new IllegalArgumentException(table + " is not a table of database '" + database.name() + "' yet (no"
-          + " table of that name records it as its own); silver creates it when its topic's first change arrives");
-    }
-    SilverEntity entity = database.entityFor(topic).orElseThrow(() -> new IllegalArgumentException("topic " + topic
-        + " of " + table + " is no longer kept by " + database.configPath() + " (excluded, or outside its topics)"));
+    Member member = Member.of(spark, config, table);
+    TableName name = member.name();
+    SilverDatabase database = member.database();
+    String topic = member.topic();
+    SilverEntity entity = member.entity();
     String live = catalog + "." + name;
-    String bronze = catalog + "." + database.source();
+    SilverLayout layout = SilverLayout.icebergSilver(config);
+    TableAddress bronze = layout.bronze(database.source());
     String quarantine = catalog + "." + config.silver().quarantine();
     TableName shadowName = new TableName(name.namespace(), name.table() + "__rebuild");
     TableName shadowQuarantineName = new TableName(config.silver().quarantine().namespace(),
@@ -104,8 +128,9 @@ public final class DatabaseTableRebuild {
     String checkpoint;
     if (fromSnapshot.isPresent()) {
       Table liveTable = load(live);
-      StreamRewind.Rewind rewind = StreamRewind.toDatabaseTable(config, database, entity, liveTable, load(bronze),
-          fromSnapshot.getAsLong(), "rebuild", spark.sparkContext().hadoopConfiguration());
+      StreamRewind.Rewind rewind = StreamRewind.toDatabaseTable(config, database, entity,
+          StreamRewind.writtenBy(liveTable, fromSnapshot.getAsLong(), entity), StreamRewind.icebergBronze(spark,
+          bronze), "rebuild", spark.sparkContext().hadoopConfiguration());
       checkpoint = rewind.checkpoint();
       out.printf("[1/4] building %s from %s as of snapshot %d (batch %d of the database's stream), then the changes"
           + " of topic %s in %s after it%n", shadow, live, fromSnapshot.getAsLong(), rewind.batch(), topic, bronze);
@@ -115,7 +140,7 @@ public final class DatabaseTableRebuild {
       properties.remove(DatabaseTables.DATABASE);
       properties.remove(DatabaseTables.SOURCE_TOPIC);
       ShadowTables.copyOf(spark, entity, liveTable, live, fromSnapshot.getAsLong(), shadow, properties, checkpoint);
-      QuarantineRows.asOf(spark, quarantine, entity.name(), rewind.committedMillis())
+      QuarantineRows.asOf(spark, TableAddress.iceberg(catalog, config.silver().quarantine()), entity.name(), rewind)
           .createOrReplaceTempView("tributary_quarantine_then");
       spark.sql("INSERT INTO " + shadowQuarantine + " SELECT * FROM tributary_quarantine_then");
     } else {
@@ -123,7 +148,7 @@ public final class DatabaseTableRebuild {
       out.printf("[1/4] building %s from the records of topic %s in %s%n", shadow, topic, bronze);
       ChangeDecoder decoder = ChangeDecoder.of(entity, () -> new SchemaRegistryClient(config.schemaRegistry()));
       if (!SilverTables.createEntityTable(spark, TableAddress.iceberg(catalog, shadowEntity.table()), shadowEntity, () -> StreamShape.fromRecords(
-          spark.table(bronze).where(col("topic").equalTo(topic)), entity, decoder, "the change events of topic "
+          member.records(spark, bronze), entity, decoder, "the change events of topic "
               + topic + " in " + bronze, live))) {
         throw new IllegalStateException(bronze + " has no change events of topic " + topic + "; nothing to rebuild");
       }
@@ -132,22 +157,13 @@ public final class DatabaseTableRebuild {
     }
     out.println("      checkpoint " + checkpoint);
     EntityStream shadowStream = new EntityStream(spark, shadowEntity, config.schemaRegistry(),
-        SilverLayout.iceberg(config.catalog()), TableAddress.iceberg(catalog, shadowQuarantineName), checkpoint, true, "silver-" + entity.name() + "-rebuild").onlyTopic(topic);
+        layout, TableAddress.iceberg(catalog, shadowQuarantineName), checkpoint, true,
+        "silver-" + entity.name() + "-rebuild").onlyTopic(topic);
     catchUp(shadowStream);
 
     out.println("[2/4] validating " + shadow);
-    String key = String.join(", ", StreamShape.key(entity, IcebergSilverTable.of(load(shadow))).stream().map(c -> "`" + c + "`").toList());
-    String current = entity.history() == SilverEntity.History.SCD2 ? " WHERE _is_current" : "";
-    long duplicated = spark.sql("SELECT count(*) FROM (SELECT " + key + " FROM " + shadow + current + " GROUP BY "
-        + key + " HAVING count(*) > 1)").first().getLong(0);
-    long rows = spark.table(shadow).count();
-    out.printf("      %,d rows, %,d quarantined; live table now: %,d rows%n", rows,
-        spark.table(shadowQuarantine).count(), spark.table(live).count());
-    if (duplicated > 0) {
-      throw new IllegalStateException("The rebuild of " + live + " failed validation (" + duplicated + " keys have"
-          + " more than one " + (current.isEmpty() ? "row" : "current version") + "); the live table is unchanged"
-          + " and the shadow " + shadow + " is kept for inspection");
-    }
+    ShadowValidation.check(spark, entity, TableAddress.iceberg(catalog, shadowName), TableAddress.iceberg(catalog,
+        shadowQuarantineName), Optional.of(TableAddress.iceberg(catalog, name)), member.records(spark, bronze), out);
 
     out.println("[3/4] switching " + live + " to the rebuilt content");
     Table liveTable = load(live);

@@ -19,11 +19,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
-import java.util.stream.Collectors;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.delta.DeltaLog;
-import scala.Option;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * Rebuilds an entity's Delta silver table as {@link SilverRebuild} does an Iceberg one: a shadow table
@@ -63,7 +59,8 @@ public final class DeltaSilverRebuild {
       String checkpoint = buildShadow(target, fromVersion, out);
       out.println("[2/4] validating " + target.shadow());
       ShadowValidation.check(spark, target.entity(), target.shadow(), target.shadowQuarantine(),
-          target.liveExists() ? Optional.of(target.live()) : Optional.empty(), target.bronze(), out);
+          target.liveExists() ? Optional.of(target.live()) : Optional.empty(), spark.table(target.bronze().sqlName()),
+          out);
       out.println("[3/4] catching up with bronze once more");
       catchUp(target, checkpoint);
       out.println("[4/4] switching " + target.live() + " to the rebuilt content");
@@ -116,14 +113,14 @@ public final class DeltaSilverRebuild {
       out.printf("[1/4] building %s from %s as of version %d (batch %d of %s), then the bronze changes after it%n",
           target.shadow(), target.live(), version, rewind.batch(), rewind.fromCheckpoint());
       // The rows and properties of then (the truncates remembered then included), with the new checkpoint.
-      Map<String, String> properties = new LinkedHashMap<>(propertiesAt(target.live(), version));
+      Map<String, String> properties = new LinkedHashMap<>(DeltaSwitch.propertiesAt(spark, target.live(), version));
       properties.put(SilverCheckpoints.PROPERTY, checkpoint);
       properties.remove(SilverCheckpoints.SWITCHING);
       spark.sql("CREATE TABLE " + target.shadow().sqlName() + " USING delta TBLPROPERTIES ("
           + DeltaSwitch.literals(properties) + ") AS SELECT * FROM " + target.live().sqlName() + " VERSION AS OF " + version);
       // Columns the config added since.
       SilverTables.createEntityTable(spark, target.shadow(), target.shadowEntity(), Optional::empty);
-      QuarantineRows.asOf(spark, target.quarantine(), target.entity().name(), rewind.committedMillis()).write()
+      QuarantineRows.asOf(spark, target.quarantine(), target.entity().name(), rewind).write()
           .format("delta").mode("append").save(target.shadowQuarantine().deltaPath());
     } else {
       checkpoint = SilverCheckpoints.next(config, target.entity(), "rebuild");
@@ -156,9 +153,9 @@ public final class DeltaSilverRebuild {
     long previousRows = 0;
     long version;
     if (target.liveExists()) {
-      previous = OptionalLong.of(currentVersion(target.live()));
-      previousRows = rowsAt(target.live(), previous.getAsLong());
-      fence(target.live(), properties);
+      previous = OptionalLong.of(DeltaSwitch.version(spark, target.live()));
+      previousRows = DeltaSwitch.rowsAt(spark, target.live(), previous.getAsLong());
+      DeltaSwitch.fence(spark, target.live(), properties);
       version = replaceLive(target, checkpoint, commit, out);
     } else {
       // Nothing can commit to a table that does not exist yet; a stream starting meanwhile waits for the mark to go.
@@ -166,10 +163,15 @@ public final class DeltaSilverRebuild {
           + DeltaSwitch.literals(properties) + ") AS SELECT * FROM " + target.shadow().sqlName();
       version = commitAsShadowBatch(checkpoint, commit, target.live(), () -> spark.sql(statement));
     }
-    DeltaSwitch.replaceQuarantine(spark.read().format("delta").load(target.shadowQuarantine().deltaPath()),
-        target.quarantine(), target.entity().name());
+    // Recording the shadow's last batch as the live table's commit does: a rollback to that commit takes the entity's
+    // quarantine rows as of this one.
+    withSettings(Map.of(DeltaCommitMetadata.USER_METADATA, DeltaCommitMetadata.json(shadowBatch(checkpoint))), () -> {
+      DeltaSwitch.replaceQuarantine(spark.read().format("delta").load(target.shadowQuarantine().deltaPath()),
+          target.quarantine(), target.entity().name());
+      return null;
+    });
     DeltaSwitch.release(spark, target.live());
-    long rows = rowsAt(target.live(), version);
+    long rows = DeltaSwitch.rowsAt(spark, target.live(), version);
     DeltaSwitch.drop(spark, target.shadow());
     DeltaSwitch.drop(spark, target.shadowQuarantine());
     previous.ifPresent(id -> out.println("The previous content stays readable: SELECT * FROM "
@@ -182,27 +184,6 @@ public final class DeltaSilverRebuild {
   }
 
   /**
-   * The mark: the live table names the shadow's checkpoint, is marked as being switched (its stream stops at its
-   * next batch, a restarted one waits), and takes Tributary's properties of the shadow (its key, its remembered
-   * truncates); the ones the shadow lacks go, as they describe the old content.
-   */
-  private void fence(TableAddress live, Map<String, String> properties) {
-    Map<String, String> tributary = new LinkedHashMap<>();
-    properties.forEach((name, value) -> {
-      if (name.startsWith("tributary.")) {
-        tributary.put(name, value);
-      }
-    });
-    DeltaSwitch.setProperties(spark, live, tributary);
-    List<String> stale = SilverTable.open(spark, live).properties().keySet().stream()
-        .filter(name -> name.startsWith("tributary.") && !tributary.containsKey(name)).toList();
-    if (!stale.isEmpty()) {
-      spark.sql("ALTER TABLE " + live.sqlName() + " UNSET TBLPROPERTIES IF EXISTS (" + stale.stream()
-          .map(JsonFields::literal).collect(Collectors.joining(", ")) + ")");
-    }
-  }
-
-  /**
    * Replaces the marked live table's rows and columns with the shadow's once nothing was committed to it while the
    * shadow caught up; a batch in flight at the mark that commits meanwhile (or during the replacement, which Delta's
    * conflict check then fails) makes the shadow catch up and the replacement be tried again. An overwrite, not a
@@ -211,9 +192,9 @@ public final class DeltaSilverRebuild {
    */
   private long replaceLive(Target target, String checkpoint, Map<String, String> commit, PrintStream out) {
     for (int round = 1; ; round++) {
-      long seen = currentVersion(target.live());
+      long seen = DeltaSwitch.version(spark, target.live());
       catchUp(target, checkpoint);
-      if (currentVersion(target.live()) == seen) {
+      if (DeltaSwitch.version(spark, target.live()) == seen) {
         try {
           long version = commitAsShadowBatch(checkpoint, commit, target.live(), () -> {
             spark.read().format("delta").load(target.shadow().deltaPath()).write().format("delta")
@@ -247,44 +228,39 @@ public final class DeltaSilverRebuild {
    */
   private long commitAsShadowBatch(String checkpoint, Map<String, String> commit, TableAddress live,
       Callable<?> statement) {
-    CheckpointFiles files = new CheckpointFiles(checkpoint, spark.sparkContext().hadoopConfiguration());
-    long batch = files.lastBatch("commits").orElse(InitialLoad.BATCH_ID);
+    Map<String, String> batch = shadowBatch(checkpoint);
     Map<String, String> recorded = new LinkedHashMap<>(commit);
-    recorded.put(StreamCommits.STREAM_ID, files.queryId());
-    recorded.put(StreamCommits.BATCH_ID, String.valueOf(batch));
+    recorded.putAll(batch);
     Map<String, String> settings = new LinkedHashMap<>();
     settings.put(DeltaCommitMetadata.USER_METADATA, DeltaCommitMetadata.json(recorded));
-    if (batch >= 0) {
-      settings.put(DeltaSilverTable.TXN_APP_ID, files.queryId());
-      settings.put(DeltaSilverTable.TXN_VERSION, String.valueOf(batch + 1));
+    long batchId = Long.parseLong(batch.get(StreamCommits.BATCH_ID));
+    if (batchId >= 0) {
+      settings.put(DeltaSilverTable.TXN_APP_ID, batch.get(StreamCommits.STREAM_ID));
+      settings.put(DeltaSilverTable.TXN_VERSION, String.valueOf(batchId + 1));
     }
+    withSettings(settings, statement);
+    DeltaTableNames.register(spark, live.name(), live.deltaPath());
+    return DeltaSwitch.version(spark, live);
+  }
+
+  /** The stream and batch the shadow's checkpoint has committed last, as commit properties. */
+  private Map<String, String> shadowBatch(String checkpoint) {
+    CheckpointFiles files = new CheckpointFiles(checkpoint, spark.sparkContext().hadoopConfiguration());
+    return Map.of(StreamCommits.STREAM_ID, files.queryId(), StreamCommits.BATCH_ID,
+        String.valueOf(files.lastBatch("commits").orElse(InitialLoad.BATCH_ID)));
+  }
+
+  private void withSettings(Map<String, String> settings, Callable<?> statement) {
     try {
       SessionSettings.with(spark, settings, statement);
     } catch (Exception e) { // Spark throws its checked SparkException undeclared
       throw e instanceof RuntimeException runtime ? runtime : new IllegalStateException(e.getMessage(), e);
     }
-    DeltaTableNames.register(spark, live.name(), live.deltaPath());
-    return currentVersion(live);
   }
 
   private void catchUp(Target target, String checkpoint) {
     new StreamSupervisor(spark, SilverMergeJob.RESTARTS).runUntilCaughtUp(List.of(new EntityStream(spark,
         target.shadowEntity(), config.schemaRegistry(), layout, target.shadowQuarantine(), checkpoint, true,
         "silver-" + target.entity().name() + "-rebuild")));
-  }
-
-  private long currentVersion(TableAddress table) {
-    return DeltaLog.forTable(spark, table.deltaPath()).update(false, Option.empty(), Option.empty()).version();
-  }
-
-  /** The table's properties as of {@code version}. */
-  private Map<String, String> propertiesAt(TableAddress table, long version) {
-    return CollectionConverters.asJava(DeltaLog.forTable(spark, table.deltaPath())
-        .getSnapshotAt(version, Option.empty(), Option.empty(), false).metadata().configuration());
-  }
-
-  /** The rows of a version, counted from the log's file statistics where Delta can (no data file read). */
-  private long rowsAt(TableAddress table, long version) {
-    return spark.read().format("delta").option("versionAsOf", version).load(table.deltaPath()).count();
   }
 }

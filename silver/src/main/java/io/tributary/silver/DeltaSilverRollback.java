@@ -1,20 +1,14 @@
 package io.tributary.silver;
 
-import io.delta.tables.DeltaTable;
 import io.tributary.common.config.SilverEntity;
 import io.tributary.common.config.TributaryConfig;
-import io.tributary.common.lakehouse.DeltaCommitMetadata.Commit;
+import io.tributary.common.lakehouse.DeltaTableRollback;
 import io.tributary.common.lakehouse.LakehouseSession;
 import io.tributary.common.lakehouse.SilverCheckpoints;
 import io.tributary.common.lakehouse.TableAddress;
-import io.tributary.common.lakehouse.TableRollback;
 import java.io.PrintStream;
-import java.time.Instant;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.OptionalLong;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -39,24 +33,6 @@ public final class DeltaSilverRollback {
     this.config = config;
   }
 
-  /** The version a rollback of {@code table} targets: {@code version} if the log has it, or the one shown at a time. */
-  public long target(String table, OptionalLong version, Optional<Instant> asOf) {
-    DeltaLineage lineage = DeltaLineage.read(spark, address(table));
-    if (version.isPresent()) {
-      return lineage.commit(version.getAsLong()).version();
-    }
-    return lineage.versionAt(asOf.orElseThrow(() -> new IllegalArgumentException("give a version or a time")));
-  }
-
-  /** What rolling {@code table} back to {@code target} changes. */
-  public TableRollback.Preview preview(String table, long target) {
-    DeltaLineage lineage = DeltaLineage.read(spark, address(table));
-    Commit current = lineage.newest();
-    Commit then = lineage.commit(target);
-    return TableRollback.compare(spark, address(table).sqlName(), current.version(), current.time(), target,
-        then.time());
-  }
-
   /** Rolls back to version {@code target}; returns the checkpoint the entity's stream continues from. */
   public String apply(String table, long target, PrintStream out) {
     SilverEntity entity = SilverRebuild.entityOf(config, table);
@@ -68,14 +44,14 @@ public final class DeltaSilverRollback {
     StreamRewind.Rewind rewind = StreamRewind.to(config, entity,
         DeltaLineage.read(spark, silver).writtenBy(target, entity), StreamRewind.icebergBronze(spark,
             layout.bronze(entity.source())), "rollback", hadoop);
-    Dataset<Row> restored = QuarantineRows.asOf(spark, quarantine, entity.name(), rewind.committedMillis())
+    Dataset<Row> restored = QuarantineRows.asOf(spark, quarantine, entity.name(), rewind)
         .localCheckpoint();
     try {
       // 1. Streams (re)starting now wait; 2. the files and properties of then (RESTORE takes the marker too);
       // 3. the new checkpoint and config, still marked.
       DeltaSwitch.setProperties(spark, silver, Map.of(SilverCheckpoints.SWITCHING, "rollback to "
           + rewind.checkpoint()));
-      DeltaTable.forPath(spark, silver.deltaPath()).restoreToVersion(target);
+      DeltaTableRollback.restore(spark, silver, target);
       Map<String, String> switched = new LinkedHashMap<>();
       switched.put(SilverCheckpoints.PROPERTY, rewind.checkpoint());
       switched.put(SilverCheckpoints.CONFIG, SilverCheckpoints.fingerprint(entity));
@@ -93,9 +69,5 @@ public final class DeltaSilverRollback {
       io.tributary.common.lakehouse.LocalCheckpoints.release(restored);
     }
     return rewind.checkpoint();
-  }
-
-  private TableAddress address(String table) {
-    return SilverLayout.of(config).silver(SilverRebuild.entityOf(config, table).table());
   }
 }

@@ -5,6 +5,8 @@ import io.tributary.common.lakehouse.SilverCheckpoints;
 import io.tributary.common.lakehouse.TableAddress;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.apache.hadoop.fs.Path;
@@ -12,6 +14,9 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.delta.DeltaConcurrentModificationException;
+import org.apache.spark.sql.delta.DeltaLog;
+import scala.Option;
+import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * The steps a rollback or rebuild of a Delta silver table takes around its content switch: mark the table (its
@@ -35,6 +40,28 @@ final class DeltaSwitch {
           throw e;
         }
       }
+    }
+  }
+
+  /**
+   * The mark of a switch: the live table takes Tributary's properties of {@code properties} (the mark itself, and the
+   * shadow's key, remembered truncates, checkpoint or database) in one commit, so its stream stops at its next batch
+   * and a restarted one waits; the Tributary properties it has that {@code properties} lacks go, as they describe the
+   * old content.
+   */
+  static void fence(SparkSession spark, TableAddress live, Map<String, String> properties) {
+    Map<String, String> tributary = new LinkedHashMap<>();
+    properties.forEach((name, value) -> {
+      if (name.startsWith("tributary.")) {
+        tributary.put(name, value);
+      }
+    });
+    setProperties(spark, live, tributary);
+    List<String> stale = SilverTable.open(spark, live).properties().keySet().stream()
+        .filter(name -> name.startsWith("tributary.") && !tributary.containsKey(name)).toList();
+    if (!stale.isEmpty()) {
+      spark.sql("ALTER TABLE " + live.sqlName() + " UNSET TBLPROPERTIES IF EXISTS (" + stale.stream()
+          .map(JsonFields::literal).collect(Collectors.joining(", ")) + ")");
     }
   }
 
@@ -79,5 +106,21 @@ final class DeltaSwitch {
       }
     }
     return false;
+  }
+
+  /** The table's newest version. */
+  static long version(SparkSession spark, TableAddress table) {
+    return DeltaLog.forTable(spark, table.deltaPath()).update(false, Option.empty(), Option.empty()).version();
+  }
+
+  /** The table's properties as of {@code version}. */
+  static Map<String, String> propertiesAt(SparkSession spark, TableAddress table, long version) {
+    return CollectionConverters.asJava(DeltaLog.forTable(spark, table.deltaPath())
+        .getSnapshotAt(version, Option.empty(), Option.empty(), false).metadata().configuration());
+  }
+
+  /** The rows of a version, counted from the log's file statistics where Delta can (no data file read). */
+  static long rowsAt(SparkSession spark, TableAddress table, long version) {
+    return spark.read().format("delta").option("versionAsOf", version).load(table.deltaPath()).count();
   }
 }

@@ -6,6 +6,7 @@ import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
+import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
@@ -21,9 +22,10 @@ final class ShadowValidation {
    * Prints the report and fails when the shadow is wrong.
    *
    * @param live the live table, empty when it does not exist yet
+   * @param bronzeRecords the bronze records the shadow is built from (a database table's: its topic's)
    */
   static void check(SparkSession spark, SilverEntity entity, TableAddress shadow, TableAddress shadowQuarantine,
-      java.util.Optional<TableAddress> live, TableAddress bronze, PrintStream out) {
+      java.util.Optional<TableAddress> live, Dataset<Row> bronzeRecords, PrintStream out) {
     List<String> report = new ArrayList<>();
     List<String> problems = new ArrayList<>();
     String key = StreamShape.key(entity, SilverTable.open(spark, shadow)).stream()
@@ -31,7 +33,7 @@ final class ShadowValidation {
     boolean history = entity.history() == SilverEntity.History.SCD2;
     String current = history ? " WHERE _is_current" : "";
     long rows = spark.table(shadow.sqlName()).count();
-    long bronzeRows = spark.table(bronze.sqlName()).count();
+    long bronzeRows = bronzeRecords.count();
     long quarantined = spark.table(shadowQuarantine.sqlName()).count();
     long keys = spark.sql("SELECT count(DISTINCT " + key + ") FROM " + shadow.sqlName() + current).first().getLong(0);
     report.add(String.format("%,d rows, %,d keys (%,d bronze records, %,d quarantined)", rows, keys, bronzeRows,

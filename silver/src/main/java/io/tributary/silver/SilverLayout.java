@@ -9,9 +9,9 @@ import io.tributary.common.lakehouse.Tables;
 /** Where silver finds its tables: bronze's in bronze's format, its own (entities and quarantine) in silver's. */
 record SilverLayout(Tables tables, TableFormat bronzeFormat, TableFormat silverFormat) {
 
-  /** Bronze and silver in Iceberg: a rebuild's shadow tables. */
-  static SilverLayout iceberg(io.tributary.common.config.CatalogConfig catalog) {
-    return new SilverLayout(new Tables(catalog), TableFormat.ICEBERG, TableFormat.ICEBERG);
+  /** Bronze in its format, silver in Iceberg: the shadow tables of an Iceberg table's rebuild. */
+  static SilverLayout icebergSilver(TributaryConfig config) {
+    return new SilverLayout(new Tables(config.catalog()), config.bronze().format(), TableFormat.ICEBERG);
   }
 
   static SilverLayout of(TributaryConfig config) {

@@ -103,7 +103,7 @@ public final class SilverRebuild {
   }
 
   /** The tables a rebuild reads and writes: the live table, its shadow, and their quarantines. */
-  private record Target(SilverEntity entity, String catalog, String bronze, String live, boolean liveExists,
+  private record Target(SilverEntity entity, String catalog, TableAddress bronze, String live, boolean liveExists,
       String quarantine, SilverEntity shadowEntity, String shadow, String shadowQuarantine,
       TableName shadowQuarantineName) {}
 
@@ -111,8 +111,8 @@ public final class SilverRebuild {
     SilverEntity entity = entityOf(config, table);
     LakehouseSession.registerCatalog(spark, config.catalog());
     String catalog = config.catalog().name();
-    String bronze = catalog + "." + entity.source();
-    if (!spark.catalog().tableExists(bronze)) {
+    TableAddress bronze = SilverLayout.of(config).bronze(entity.source());
+    if (!bronze.exists(spark)) {
       throw new IllegalStateException("bronze table " + bronze + " (the source of entity " + entity.name()
           + ") does not exist");
     }
@@ -147,8 +147,9 @@ public final class SilverRebuild {
     var hadoop = spark.sparkContext().hadoopConfiguration();
     if (fromSnapshot.isPresent()) {
       Table liveTable = load(target.live());
-      StreamRewind.Rewind rewind = StreamRewind.to(config, target.entity(), liveTable, load(target.bronze()),
-          fromSnapshot.getAsLong(), "rebuild", hadoop);
+      StreamRewind.Rewind rewind = StreamRewind.to(config, target.entity(), StreamRewind.writtenBy(liveTable,
+          fromSnapshot.getAsLong(), target.entity()), StreamRewind.icebergBronze(spark, target.bronze()), "rebuild",
+          hadoop);
       checkpoint = rewind.checkpoint();
       out.printf("[1/4] building %s from %s as of snapshot %d (batch %d of %s), then the bronze changes after it%n",
           target.shadow(), target.live(), fromSnapshot.getAsLong(), rewind.batch(), rewind.fromCheckpoint());
@@ -157,7 +158,8 @@ public final class SilverRebuild {
       // Columns the config added since.
       SilverTables.createEntityTable(spark, TableAddress.iceberg(target.catalog(), target.shadowEntity().table()),
           target.shadowEntity(), Optional::empty);
-      QuarantineRows.asOf(spark, target.quarantine(), target.entity().name(), rewind.committedMillis())
+      QuarantineRows.asOf(spark, TableAddress.iceberg(target.catalog(), config.silver().quarantine()),
+          target.entity().name(), rewind)
           .createOrReplaceTempView("tributary_quarantine_then");
       spark.sql("INSERT INTO " + target.shadowQuarantine() + " SELECT * FROM tributary_quarantine_then");
     } else {
@@ -167,8 +169,8 @@ public final class SilverRebuild {
       ChangeDecoder decoder = ChangeDecoder.of(target.entity(),
           () -> new SchemaRegistryClient(config.schemaRegistry()));
       if (!SilverTables.createEntityTable(spark, TableAddress.iceberg(target.catalog(), target.shadowEntity().table()),
-          target.shadowEntity(), () -> StreamShape.fromBronze(new BronzeFeed(spark, TableAddress.iceberg(
-              target.catalog(), target.entity().source())), target.entity(), decoder, target.live()))) {
+          target.shadowEntity(), () -> StreamShape.fromBronze(new BronzeFeed(spark, target.bronze()),
+              target.entity(), decoder, target.live()))) {
         throw new IllegalStateException(target.bronze() + " has no change events to take the columns and key of "
             + target.live() + " from (the entity's config leaves them to the change stream); nothing to rebuild yet");
       }
@@ -186,7 +188,7 @@ public final class SilverRebuild {
     ShadowValidation.check(spark, target.entity(), TableAddress.iceberg(catalog, target.shadowEntity().table()),
         TableAddress.iceberg(catalog, target.shadowQuarantineName()), target.liveExists()
             ? Optional.of(TableAddress.iceberg(catalog, target.entity().table())) : Optional.empty(),
-        TableAddress.iceberg(catalog, target.entity().source()), out);
+        spark.table(target.bronze().sqlName()), out);
   }
 
   /**
@@ -291,7 +293,7 @@ public final class SilverRebuild {
 
   private void catchUp(SilverEntity shadowEntity, String catalog, String shadowQuarantine, String checkpoint) {
     new StreamSupervisor(spark, SilverMergeJob.RESTARTS).runUntilCaughtUp(List.of(new EntityStream(spark,
-        shadowEntity, config.schemaRegistry(), SilverLayout.iceberg(config.catalog()), TableAddress.iceberg(catalog,
+        shadowEntity, config.schemaRegistry(), SilverLayout.icebergSilver(config), TableAddress.iceberg(catalog,
             TableName.parseText(shadowQuarantine.substring(catalog.length() + 1))), checkpoint, true,
         "silver-" + shadowEntity.name() + "-rebuild")));
   }

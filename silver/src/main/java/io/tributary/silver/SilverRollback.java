@@ -8,6 +8,7 @@ import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.LakehouseSession;
 import io.tributary.common.lakehouse.SilverCheckpoints;
 import io.tributary.common.lakehouse.StreamCommits;
+import io.tributary.common.lakehouse.TableAddress;
 import io.tributary.common.lakehouse.TableRollback;
 import java.io.PrintStream;
 import java.util.LinkedHashMap;
@@ -41,9 +42,11 @@ public final class SilverRollback {
     String silver = catalog + "." + entity.table();
     String quarantine = catalog + "." + config.silver().quarantine();
     Table silverTable = load(silver);
-    StreamRewind.Rewind rewind = StreamRewind.to(config, entity, silverTable, load(catalog + "." + entity.source()),
-        target, "rollback", spark.sparkContext().hadoopConfiguration());
-    var restored = QuarantineRows.asOf(spark, quarantine, entity.name(), rewind.committedMillis()).localCheckpoint();
+    StreamRewind.Rewind rewind = StreamRewind.to(config, entity, StreamRewind.writtenBy(silverTable, target, entity),
+        StreamRewind.icebergBronze(spark, SilverLayout.of(config).bronze(entity.source())), "rollback",
+        spark.sparkContext().hadoopConfiguration());
+    var restored = QuarantineRows.asOf(spark, TableAddress.iceberg(catalog, config.silver().quarantine()),
+        entity.name(), rewind).localCheckpoint();
     try {
       // 1. The table, its checkpoint, its config and its own state as of then, in one commit; a stream (re)starting
       // now waits for step 3.

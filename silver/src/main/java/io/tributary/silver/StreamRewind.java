@@ -2,13 +2,16 @@ package io.tributary.silver;
 
 import io.tributary.common.config.SilverDatabase;
 import io.tributary.common.config.SilverEntity;
+import io.tributary.common.config.TableFormat;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.SilverCheckpoints;
 import io.tributary.common.lakehouse.StreamCommits;
+import io.tributary.common.lakehouse.TableAddress;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Function;
 import org.apache.hadoop.conf.Configuration;
@@ -17,6 +20,8 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.spark.Spark3Util;
+import org.apache.spark.sql.SparkSession;
 
 /**
  * A new checkpoint for an entity's stream that continues right after the batch an earlier silver snapshot holds:
@@ -31,30 +36,24 @@ final class StreamRewind {
    * @param batch the last batch the snapshot holds ({@link InitialLoad#BATCH_ID} for an initial load)
    * @param committedMillis when that batch committed to the table (the quarantine rows and the table's own state
    *     are taken as of then)
+   * @param streamId the stream that committed that batch (its id in the commit)
    */
-  record Rewind(String checkpoint, String fromCheckpoint, long batch, long committedMillis) {}
+  record Rewind(String checkpoint, String fromCheckpoint, long batch, long committedMillis, String streamId) {}
 
   private StreamRewind() {}
 
-  /** Prepares the checkpoint for an entity's table at {@code snapshotId}; the table is not touched. */
-  static Rewind to(TributaryConfig config, SilverEntity entity, Table silver, Table bronze, long snapshotId,
-      String purpose, Configuration hadoop) {
-    return rewind(silver, bronze, snapshotId, entity, streamId -> checkpointOf(config, entity, streamId, hadoop),
-        SilverCheckpoints.next(config, entity, purpose), hadoop);
-  }
-
   /**
-   * Prepares a checkpoint for a stream of one table of a database alone (the shadow of a rebuild from a snapshot),
-   * from the database's stream: it continues right after the batch that snapshot holds, reading the same bronze
-   * table. The table is not touched.
+   * Prepares a checkpoint for a stream of one table of a database alone (the shadow of a rebuild from a snapshot or
+   * version), from the database's stream: it continues right after the batch {@code written}, reading the same bronze
+   * table. {@code icebergBronze} is bronze when it is an Iceberg table, empty for Delta. The table is not touched.
    */
-  static Rewind toDatabaseTable(TributaryConfig config, SilverDatabase database, SilverEntity entity, Table silver,
-      Table bronze, long snapshotId, String purpose, Configuration hadoop) {
+  static Rewind toDatabaseTable(TributaryConfig config, SilverDatabase database, SilverEntity entity,
+      WrittenBy written, Optional<Table> icebergBronze, String purpose, Configuration hadoop) {
     String databaseCheckpoint = SilverCheckpoints.database(config, database);
-    return rewind(silver, bronze, snapshotId, entity, streamId -> {
+    return rewind(written, icebergBronze, entity, streamId -> {
       CheckpointFiles files = new CheckpointFiles(databaseCheckpoint, hadoop);
       if (!files.hasStarted() || !DatabaseFanOut.tableStream(files.queryId(), entity.table()).equals(streamId)) {
-        throw new IllegalStateException("Snapshot " + snapshotId + " of " + silver.name() + " was written by silver"
+        throw new IllegalStateException("The content of " + entity.table() + " to go back to was written by silver"
             + " stream " + streamId + ", whose checkpoint is not " + databaseCheckpoint + " (the database's stream"
             + " now runs from there); rebuild the table from bronze instead (tributary rebuild --table "
             + entity.table() + ")");
@@ -71,44 +70,38 @@ final class StreamRewind {
   record WrittenBy(String streamId, long batch, long committedMillis) {}
 
   /**
-   * Prepares the checkpoint for an entity's table whose content is that {@code written} left (a Delta table's
-   * version, found along its history); {@code icebergBronze} is bronze when it is an Iceberg table, empty for Delta.
+   * Prepares the checkpoint for an entity's table whose content is that {@code written} left (found along an Iceberg
+   * snapshot's ancestry, {@link #writtenBy}, or a Delta version's lineage); {@code icebergBronze} is bronze when it is
+   * an Iceberg table, empty for Delta ({@link #icebergBronze}). The table is not touched.
    */
-  static Rewind to(TributaryConfig config, SilverEntity entity, WrittenBy written, java.util.Optional<Table>
-      icebergBronze, String purpose, Configuration hadoop) {
+  static Rewind to(TributaryConfig config, SilverEntity entity, WrittenBy written, Optional<Table> icebergBronze,
+      String purpose, Configuration hadoop) {
     return rewind(written, icebergBronze, entity, streamId -> checkpointOf(config, entity, streamId, hadoop),
         SilverCheckpoints.next(config, entity, purpose), hadoop);
   }
 
   /** Bronze when it is an Iceberg table (the checkpoint's offsets name its snapshots), empty for Delta. */
-  static java.util.Optional<Table> icebergBronze(org.apache.spark.sql.SparkSession spark,
-      io.tributary.common.lakehouse.TableAddress bronze) {
-    if (bronze.format() == io.tributary.common.config.TableFormat.DELTA) {
-      return java.util.Optional.empty();
+  static Optional<Table> icebergBronze(SparkSession spark, TableAddress bronze) {
+    if (bronze.format() == TableFormat.DELTA) {
+      return Optional.empty();
     }
     try {
-      return java.util.Optional.of(org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark, bronze.sqlName()));
+      return Optional.of(Spark3Util.loadIcebergTable(spark, bronze.sqlName()));
     } catch (Exception e) {
       throw new IllegalStateException("cannot load " + bronze.sqlName() + ": " + e.getMessage(), e);
     }
   }
 
-  private static Rewind rewind(Table silver, Table bronze, long snapshotId, SilverEntity entity,
-      Function<String, CheckpointFiles> checkpointOfStream, String target, Configuration hadoop) {
-    Snapshot written = null;
+  /** The stream commit whose content snapshot {@code snapshotId} of an Iceberg table shows (along its ancestry). */
+  static WrittenBy writtenBy(Table silver, long snapshotId, SilverEntity entity) {
     for (Snapshot snapshot = silver.snapshot(snapshotId); snapshot != null;
         snapshot = snapshot.parentId() == null ? null : silver.snapshot(snapshot.parentId())) {
       if (snapshot.summary().get(StreamCommits.STREAM_ID) != null) {
-        written = snapshot;
-        break;
+        return new WrittenBy(snapshot.summary().get(StreamCommits.STREAM_ID),
+            Long.parseLong(snapshot.summary().get(StreamCommits.BATCH_ID)), snapshot.timestampMillis());
       }
     }
-    if (written == null) {
-      throw noStreamCommit("snapshot " + snapshotId, silver.name(), entity);
-    }
-    return rewind(new WrittenBy(written.summary().get(StreamCommits.STREAM_ID),
-        Long.parseLong(written.summary().get(StreamCommits.BATCH_ID)), written.timestampMillis()),
-        java.util.Optional.of(bronze), entity, checkpointOfStream, target, hadoop);
+    throw noStreamCommit("snapshot " + snapshotId, silver.name(), entity);
   }
 
   private static IllegalStateException noLongerHolds(CheckpointFiles source, long batch, SilverEntity entity) {
@@ -123,7 +116,7 @@ final class StreamRewind {
         + entity.table() + ")");
   }
 
-  private static Rewind rewind(WrittenBy written, java.util.Optional<Table> icebergBronze, SilverEntity entity,
+  private static Rewind rewind(WrittenBy written, Optional<Table> icebergBronze, SilverEntity entity,
       Function<String, CheckpointFiles> checkpointOfStream, String target, Configuration hadoop) {
     long batch = written.batch();
     CheckpointFiles source = checkpointOfStream.apply(written.streamId());
@@ -133,7 +126,7 @@ final class StreamRewind {
         throw noLongerHolds(source, batch, entity);
       }
       source.copyUpTo(batch, target, hadoop);
-      return new Rewind(target, source.location(), batch, written.committedMillis());
+      return new Rewind(target, source.location(), batch, written.committedMillis(), written.streamId());
     }
     Table bronze = icebergBronze.get();
     bronze.refresh();
@@ -142,7 +135,7 @@ final class StreamRewind {
           "The checkpoint " + source.location() + " does not record which bronze snapshot its initial load read"));
       requireKept(bronze, loaded, entity);
       source.copyAfterInitialLoad(target, hadoop, loaded, InitialLoad.addedFiles(bronze, bronze.snapshot(loaded)));
-      return new Rewind(target, source.location(), batch, written.committedMillis());
+      return new Rewind(target, source.location(), batch, written.committedMillis(), written.streamId());
     }
     OptionalLong resume = source.snapshotAfterBatch(batch);
     if (resume.isEmpty()) {
@@ -150,7 +143,7 @@ final class StreamRewind {
     }
     requireKept(bronze, resume.getAsLong(), entity);
     source.copyUpTo(batch, target, hadoop);
-    return new Rewind(target, source.location(), batch, written.committedMillis());
+    return new Rewind(target, source.location(), batch, written.committedMillis(), written.streamId());
   }
 
   /** The entity's checkpoint (the configured one or one made by a rebuild or rollback) whose query is this stream. */

@@ -46,7 +46,7 @@ class DatabaseIT {
         + database + "\n}\n";
   }
 
-  /** In either table format; the rollback of one of the tables at its end is Iceberg's (refused on Delta). */
+  /** In either table format, with the recovery of one of the tables at its end. */
   @ParameterizedTest
   @EnumSource(TableFormat.class)
   void oneBlockKeepsEveryTableWithItsOwnSettings(TableFormat format, SparkSession spark, LocalKafkaBroker broker,
@@ -143,18 +143,14 @@ class DatabaseIT {
     assertThat(lines).anySatisfy(line -> assertThat(line).startsWith("  silver.shop_public_refunds ")
         .contains(" from " + refunds.topic() + ": 1 row, last commit 20"));
 
-    if (format == TableFormat.DELTA) {
-      return; // recovery of one table of a database is Iceberg's only so far (refused on Delta: TributaryTest)
-    }
-
-    // One table of a database goes back to an earlier snapshot (a rollback: a rebuild from it), its topic's later
-    // changes applied again, the other tables untouched; from a batch of the database's stream and from its initial
-    // load.
-    String customersTable = lake + ".silver.shop_public_customers";
-    long initialLoad = spark.sql("SELECT snapshot_id FROM " + customersTable + ".snapshots ORDER BY committed_at"
-        + " LIMIT 1").first().getLong(0);
-    long beforeTheMistake = spark.sql("SELECT snapshot_id FROM " + customersTable + ".snapshots ORDER BY committed_at"
-        + " DESC LIMIT 1").first().getLong(0);
+    // One table of a database goes back to an earlier snapshot or version (a rollback: a rebuild from it), its
+    // topic's later changes applied again, the other tables untouched; from a batch of the database's stream and
+    // from its first.
+    String customersTable = silver(config, "shop_public_customers");
+    String ordersTable = silver(config, "shop_public_orders");
+    List<Long> written = streamCommits(spark, customersTable, format);
+    long firstBatch = written.get(0);
+    long beforeTheMistake = written.get(written.size() - 1);
     spark.sql("UPDATE " + customersTable + " SET name = 'broken'");
     send(fixture, customers, List.of(customers.change("c", null, customers.row(5, "Ed", 5), 80),
         customers.change("u", customers.row(2, "Bob", 20), customers.row(2, "Bobby", 21), 81)), 5, 2);
@@ -162,21 +158,23 @@ class DatabaseIT {
     new SilverMergeJob(spark, config).runUntilCaughtUp();
     assertThat(rows(spark, customersTable, "id, name")).containsExactly("1|broken", "2|Bobby", "3|broken",
         "4|broken", "5|Ed");
-    List<String> ordersBefore = rows(spark, lake + ".silver.shop_public_orders", "*");
+    List<String> ordersBefore = rows(spark, ordersTable, "*");
     List<String> expected = List.of("1|Ada|1|false", "2|Bobby|21|false", "3|Cy|3|true", "4|Di|4|false",
         "5|Ed|5|false");
-    for (long target : new long[] {beforeTheMistake, initialLoad}) {
+    for (long target : new long[] {beforeTheMistake, firstBatch}) {
       java.io.ByteArrayOutputStream output = new java.io.ByteArrayOutputStream();
-      new DatabaseTableRebuild(spark, config).run("silver.shop_public_customers", java.util.OptionalLong.of(target),
+      rebuild(spark, config, "silver.shop_public_customers", java.util.OptionalLong.of(target),
           new java.io.PrintStream(output, true, StandardCharsets.UTF_8));
-      assertThat(output.toString(StandardCharsets.UTF_8)).contains("as of snapshot " + target);
+      assertThat(output.toString(StandardCharsets.UTF_8)).contains("as of "
+          + (format == TableFormat.DELTA ? "version " : "snapshot ") + target);
       assertThat(rows(spark, customersTable, "id, name, qty, _is_deleted")).as("from " + target)
           .isEqualTo(expected);
     }
-    assertThat(rows(spark, lake + ".silver.shop_public_orders", "*")).isEqualTo(ordersBefore);
+    assertThat(rows(spark, ordersTable, "*")).isEqualTo(ordersBefore);
     assertThat(DatabaseTables.of(spark, config, config.silver().databases().get("shop")).keySet())
         .extracting(Object::toString).containsExactlyInAnyOrder("silver.shop_inventory_items",
             "silver.shop_public_customers", "silver.shop_public_orders", "silver.shop_public_refunds");
+    assertThat(tables(spark, config)).as("the shadows are gone").doesNotContain("shop_public_customers__rebuild");
     // The database's stream goes on with every table, the rolled-back one included, nothing applied twice.
     send(fixture, customers, List.of(customers.change("u", customers.row(1, "Ada", 1), customers.row(1, "Ada", 9),
         90)), 1);
@@ -185,13 +183,13 @@ class DatabaseIT {
     new SilverMergeJob(spark, config).runUntilCaughtUp();
     assertThat(rows(spark, customersTable, "id, name, qty, _is_deleted")).containsExactly("1|Ada|9|false",
         "2|Bobby|21|false", "3|Cy|3|true", "4|Di|4|false", "5|Ed|5|false");
-    assertThat(rows(spark, lake + ".silver.shop_public_orders", "id, name, qty, _is_deleted"))
+    assertThat(rows(spark, ordersTable, "id, name, qty, _is_deleted"))
         .containsExactly("2|second|2|false", "3|third|3|false");
-    assertThat(spark.table(lake + ".silver.quarantine").count()).as("the legacy records, still once").isEqualTo(2);
+    assertThat(spark.table(silver(config, "quarantine")).count()).as("the legacy records, still once").isEqualTo(2);
 
     // One table's records removed from bronze by mistake: re-ingested from Kafka by naming its topic alone, then its
     // silver table rebuilt from bronze.
-    String bronzeShop = lake + ".bronze.shop";
+    String bronzeShop = bronze(config, "shop");
     List<String> bronzeBefore = rows(spark, bronzeShop, "topic, `partition`, `offset`, hex(key), hex(value)");
     spark.sql("DELETE FROM " + bronzeShop + " WHERE topic = '" + orders.topic() + "'");
     io.tributary.bronze.BronzeReingest.Result reingested = new io.tributary.bronze.BronzeReingest(spark, config)
@@ -199,9 +197,28 @@ class DatabaseIT {
             java.util.Optional.empty()), System.out);
     assertThat(reingested.added()).isEqualTo(4);
     assertThat(rows(spark, bronzeShop, "topic, `partition`, `offset`, hex(key), hex(value)")).isEqualTo(bronzeBefore);
-    new DatabaseTableRebuild(spark, config).run("silver.shop_public_orders", System.out);
-    assertThat(rows(spark, lake + ".silver.shop_public_orders", "id, name, qty, _is_deleted"))
+    rebuild(spark, config, "silver.shop_public_orders", java.util.OptionalLong.empty(), System.out);
+    assertThat(rows(spark, ordersTable, "id, name, qty, _is_deleted"))
         .containsExactly("2|second|2|false", "3|third|3|false");
+  }
+
+  /** A rebuild of one table of a database, in the config's silver format. */
+  private static SilverRebuild.Result rebuild(SparkSession spark, TributaryConfig config, String table,
+      java.util.OptionalLong from, java.io.PrintStream out) {
+    return config.silver().format() == TableFormat.DELTA
+        ? new DeltaDatabaseTableRebuild(spark, config).run(table, from, out)
+        : new DatabaseTableRebuild(spark, config).run(table, from, out);
+  }
+
+  /** The snapshots (Iceberg) or versions (Delta) of a table that a stream's batch wrote, oldest first. */
+  private static List<Long> streamCommits(SparkSession spark, String table, TableFormat format) {
+    String batch = io.tributary.common.lakehouse.StreamCommits.BATCH_ID;
+    org.apache.spark.sql.Dataset<Row> commits = format == TableFormat.DELTA
+        ? spark.sql("DESCRIBE HISTORY " + table).where("userMetadata LIKE '%" + batch + "%'").orderBy("version")
+            .select("version")
+        : spark.sql("SELECT snapshot_id FROM " + table + ".snapshots WHERE summary['" + batch + "'] IS NOT NULL"
+            + " ORDER BY committed_at");
+    return commits.collectAsList().stream().map(row -> row.getLong(0)).toList();
   }
 
   @Test

@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.tributary.bronze.BronzeFixture;
 import io.tributary.bronze.BronzeIngestJob;
 import io.tributary.common.config.TributaryConfig;
+import io.tributary.common.lakehouse.DeltaHistory;
+import io.tributary.common.lakehouse.DeltaTableRollback;
 import io.tributary.common.lakehouse.SilverCheckpoints;
 import io.tributary.common.lakehouse.StreamCommits;
 import io.tributary.common.lakehouse.TableRollback;
@@ -69,6 +71,11 @@ class RecoveryIT {
         record.key(), record.value())).toList());
   }
 
+  /**
+   * On Iceberg silver reading Delta bronze (the Iceberg-on-Iceberg rebuilds are the other tests'): a rebuild from
+   * all of bronze, a rollback after which the stream re-applies the bronze changes from Delta's offsets, and a rebuild
+   * that replaces a damaged table.
+   */
   @Test
   void aWrongMappingIsFixedByARebuildAndStaysReadableByTimeTravel(SparkSession spark, LocalKafkaBroker broker,
       @TempDir Path dir) throws Exception {
@@ -77,7 +84,8 @@ class RecoveryIT {
     List<GeneratedRecord> generated = generate(41);
     List<GeneratedRecord> first = generated.subList(0, generated.size() * 2 / 3);
     send(fixture, first);
-    TributaryConfig wrong = fixture.config(Map.of("orders", "orders"), orders("customer_id"));
+    String deltaBronze = "tributary.bronze.format = delta\n";
+    TributaryConfig wrong = fixture.config(Map.of("orders", "orders"), orders("customer_id") + deltaBronze);
     new BronzeIngestJob(spark, wrong).runUntilCaughtUp();
     new SilverMergeJob(spark, wrong).runUntilCaughtUp();
     String lake = wrong.catalog().name();
@@ -86,7 +94,7 @@ class RecoveryIT {
     assertThat(wrongState).as("the wrong key keeps one order per customer").isNotEqualTo(ShopReference.orders(first));
     long wrongSnapshot = icebergTable(spark, table).currentSnapshot().snapshotId();
 
-    TributaryConfig fixed = fixture.config(Map.of("orders", "orders"), orders("order_id"));
+    TributaryConfig fixed = fixture.config(Map.of("orders", "orders"), orders("order_id") + deltaBronze);
     SilverRebuild.Result result = new SilverRebuild(spark, fixed).run("silver.orders", OptionalLong.empty(),
         System.out);
 
@@ -96,6 +104,7 @@ class RecoveryIT {
     assertThat(ShopReference.orders(spark, table + " VERSION AS OF " + wrongSnapshot)).isEqualTo(wrongState);
     assertThat(quarantined(spark, lake)).isEqualTo(SilverMergeIT.malformed(first, GeneratorOptions.ORDERS_TOPIC));
     assertThat(spark.catalog().tableExists(lake + ".silver.orders__rebuild")).as("shadow dropped").isFalse();
+    List<String> quarantineAfterRebuild = rows(spark, lake + ".silver.quarantine");
 
     // The stream goes on from the rebuild's checkpoint with the rest of the topic.
     send(fixture, generated.subList(first.size(), generated.size()));
@@ -107,6 +116,16 @@ class RecoveryIT {
     assertThat(rebuilt.properties().get(SilverCheckpoints.PROPERTY)).isEqualTo(result.checkpoint());
     assertThat(rebuilt.currentSnapshot().summary().get(StreamCommits.STREAM_ID))
         .isEqualTo(queryId(result.checkpoint()));
+
+    // A rollback to the rebuilt content: the stream re-applies the rest of the topic after it, nothing twice.
+    List<String> rebuiltRows = rows(spark, table + " VERSION AS OF " + result.snapshot());
+    new SilverRollback(spark, fixed).apply("silver.orders", result.snapshot(), System.out);
+    assertThat(rows(spark, table)).isEqualTo(rebuiltRows);
+    // The rebuild's own quarantine rows (written after its switch commit, recording its batch), not the ones before.
+    assertThat(rows(spark, lake + ".silver.quarantine")).isEqualTo(quarantineAfterRebuild);
+    new SilverMergeJob(spark, fixed).runUntilCaughtUp();
+    assertThat(ShopReference.orders(spark, table)).isEqualTo(ShopReference.orders(generated));
+    assertThat(quarantined(spark, lake)).isEqualTo(SilverMergeIT.malformed(generated, GeneratorOptions.ORDERS_TOPIC));
 
     // A data file deleted behind the pipeline's back: the table cannot be read, and a rebuild replaces it (its
     // validation compares the shadow with bronze, not with the damaged table).
@@ -287,9 +306,11 @@ class RecoveryIT {
     assertThat(ShopReference.orders(spark, table)).isEqualTo(reference);
 
     DeltaSilverRollback rollback = new DeltaSilverRollback(spark, config);
-    assertThat(rollback.target("silver.orders", OptionalLong.of(earlier), java.util.Optional.empty()))
-        .isEqualTo(earlier);
-    TableRollback.Preview preview = rollback.preview("silver.orders", earlier);
+    io.tributary.common.lakehouse.TableAddress address = SilverLayout.of(config).silver(config.silver().entities()
+        .get("orders").table());
+    assertThat(DeltaTableRollback.target(history(spark, address), OptionalLong.of(earlier),
+        java.util.Optional.empty())).isEqualTo(earlier);
+    TableRollback.Preview preview = DeltaTableRollback.preview(spark, address, history(spark, address), earlier);
     assertThat(preview.targetRows()).isEqualTo(earlierRows.size());
     assertThat(preview.currentRows()).isEqualTo(spark.table(table).count());
     assertThat(preview.rowsRemoved()).isPositive();
@@ -308,7 +329,8 @@ class RecoveryIT {
         GeneratorOptions.ORDERS_TOPIC));
 
     // A second rollback, to the version before the first one, goes through the RESTORE in the history.
-    TableRollback.Preview back = rollback.preview("silver.orders", rolledBackFrom);
+    TableRollback.Preview back = DeltaTableRollback.preview(spark, address, history(spark, address),
+        rolledBackFrom);
     assertThat(back.rowsRemoved()).as("the content is the same as before the first rollback").isZero();
     rollback.apply("silver.orders", rolledBackFrom, System.out);
     new SilverMergeJob(spark, config).runUntilCaughtUp();
@@ -388,6 +410,10 @@ class RecoveryIT {
     assertThat(spark.sql("DESCRIBE HISTORY " + table).where("version > " + rebuilt.snapshot()
         + " AND userMetadata LIKE '%" + queryId(rebuilt.checkpoint()) + "%'").count())
         .as("commits of the running job after the switch").isPositive();
+  }
+
+  private static DeltaHistory history(SparkSession spark, io.tributary.common.lakehouse.TableAddress table) {
+    return DeltaHistory.read(spark, table, StreamCommits.STREAM_ID);
   }
 
   private static long switching(SparkSession spark, String table) {
