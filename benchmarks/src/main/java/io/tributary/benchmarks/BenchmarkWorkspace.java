@@ -120,6 +120,26 @@ final class BenchmarkWorkspace implements AutoCloseable {
     return values;
   }
 
+  /**
+   * The values of a list option ({@code json,avro}) in the order given, each once; an unknown value ends the run
+   * with exit code 2 and one line naming the option and its values.
+   */
+  static <E extends Enum<E>> List<E> values(Arguments options, String option, String fallback, Class<E> type) {
+    String text = options.value(option).orElse(fallback);
+    java.util.LinkedHashSet<E> values = new java.util.LinkedHashSet<>();
+    for (String name : text.split(",")) {
+      try {
+        values.add(Enum.valueOf(type, name.strip().toUpperCase(java.util.Locale.ROOT)));
+      } catch (IllegalArgumentException e) {
+        List<String> known = java.util.Arrays.stream(type.getEnumConstants())
+            .map(io.tributary.common.config.ConfigNames::of).toList();
+        return usageError("'" + options.command() + "': --" + option + " takes " + String.join(", ", known) + " or "
+            + String.join(",", known) + "; got '" + text + "'");
+      }
+    }
+    return List.copyOf(values);
+  }
+
   /** A positive whole-number option ({@code 1,000,000} and {@code 1_000_000} read too). */
   static long positive(Arguments options, String option, String fallback) {
     return positive(options.command(), option, options.value(option).orElse(fallback));

@@ -3,9 +3,13 @@ package io.tributary.benchmarks;
 import com.typesafe.config.ConfigFactory;
 import io.tributary.bronze.BronzeIngestJob;
 import io.tributary.common.cli.Arguments;
+import io.tributary.common.config.ConfigNames;
+import io.tributary.common.config.TableFormat;
+import io.tributary.common.config.TableName;
 import io.tributary.common.config.TributaryConfig;
 import io.tributary.common.lakehouse.LakehouseSession;
 import io.tributary.common.lakehouse.SparkProgress;
+import io.tributary.common.lakehouse.Tables;
 import io.tributary.localstack.GeneratedRecord;
 import io.tributary.localstack.GeneratorOptions;
 import io.tributary.localstack.LocalKafkaBroker;
@@ -19,6 +23,7 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -45,18 +50,23 @@ public final class BronzeBenchmark {
   static String tableProperties = "";
   /** The Connect sink is measured on topics up to this size (it is slow enough that 5M takes minutes). */
   static long connectLimit = 1_000_000;
+  /** The bronze table formats measured, each on the same topic. */
+  static List<TableFormat> formats = List.of(TableFormat.ICEBERG);
 
   private final SparkSession spark;
   private final LocalKafkaBroker broker;
   private final Path work;
   private final ProgressCollector progress = new ProgressCollector();
   private final int partitions;
+  private final Tables tables;
 
   BronzeBenchmark(SparkSession spark, LocalKafkaBroker broker, Path work, int partitions) {
     this.spark = spark;
     this.broker = broker;
     this.work = work;
     this.partitions = partitions;
+    this.tables = new Tables(config(work, broker, "warmup", "bench.warmup", 1, "1 second", TableFormat.ICEBERG)
+        .catalog());
     spark.streams().addListener(progress);
   }
 
@@ -66,30 +76,32 @@ public final class BronzeBenchmark {
 
   private final List<Baseline> baselines = new ArrayList<>();
 
-  /** One size's figures. */
-  record Result(long records, String mode, Rate ceiling, Rate noop, Rate bronze, double filesPerCommit,
-      double snapshotsPerCommit) {}
+  /** One size's figures in one table format. */
+  record Result(long records, String mode, TableFormat format, Rate ceiling, Rate noop, Rate bronze,
+      double filesPerCommit, double snapshotsPerCommit) {}
 
   public static void main(String[] args) throws Exception {
     Arguments options = BenchmarkWorkspace.arguments("bench", args, Set.of("records", "partitions",
-        "table-properties", "connect-records"), """
+        "table-properties", "connect-records", "formats"), """
         Bronze throughput against Kafka's and Spark's ceilings in the same run, and the Iceberg Kafka Connect sink
         on the same topic.
           --records L            records per run, one run each (default 1000000,5000000)
           --partitions N         topic partitions (default 2)
           --table-properties P   bronze table properties, k=v,k=v (default none)
           --connect-records N    the Connect sink runs for each size up to N records (default 1000000)
+          --formats L            the bronze table's format: iceberg, delta or both: iceberg,delta (default iceberg)
         """);
     List<Long> sizes = BenchmarkWorkspace.positives(options, "records", "1000000,5000000");
     int partitions = (int) BenchmarkWorkspace.positive(options, "partitions", "2");
     tableProperties = options.value("table-properties").orElse("");
     connectLimit = BenchmarkWorkspace.positive(options, "connect-records", "1000000");
+    formats = BenchmarkWorkspace.values(options, "formats", "iceberg", TableFormat.class);
     Path work = Path.of("var", "benchmarks", "run-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern(
         "yyyyMMdd-HHmmss"))).toAbsolutePath();
     Files.createDirectories(work);
     LocalKafkaBroker broker = LocalKafkaBroker.start(work.resolve("kafka"), Map.of());
     try {
-      TributaryConfig base = config(work, broker, "warmup", "bench.warmup", 1000, "1 second");
+      TributaryConfig base = config(work, broker, "warmup", "bench.warmup", 1000, "1 second", TableFormat.ICEBERG);
       SparkSession spark = LakehouseSession.builder(base, "bench").config("spark.ui.enabled", "false").getOrCreate();
       spark.sparkContext().setLogLevel("WARN");
       // Progress of the ceilings' and the baseline's Spark work every 10 s (the bronze runs print their own).
@@ -118,9 +130,14 @@ public final class BronzeBenchmark {
   /** Runs both paths once on a small topic, so that neither measured path pays for class loading alone. */
   void warmUp() throws Exception {
     produce("bench.warmup", 200_000);
-    TributaryConfig config = config(work, broker, "warmup", "bench.warmup", 200_000, "1 second");
-    noop(config, "warmup", true, Integer.MAX_VALUE);
-    new BronzeIngestJob(spark, config).runUntilCaughtUp();
+    for (TableFormat format : formats) {
+      String source = "warmup_" + ConfigNames.of(format);
+      TributaryConfig config = config(work, broker, source, "bench.warmup", 200_000, "1 second", format);
+      if (format == formats.get(0)) {
+        noop(config, source, true, Integer.MAX_VALUE);
+      }
+      new BronzeIngestJob(spark, config).runUntilCaughtUp();
+    }
   }
 
   List<Result> measure(long size) throws Exception {
@@ -132,48 +149,72 @@ public final class BronzeBenchmark {
     System.out.printf("   %s records/s%n", ceiling.formatted());
 
     List<Result> results = new ArrayList<>();
-    System.out.printf("== one-shot: noop sink and bronze, alternating, %d times each; medians%n", ONE_SHOT_RUNS);
+    System.out.printf("== one-shot: noop sink and bronze (%s), alternating, %d times each; medians%n",
+        String.join(", ", formats.stream().map(ConfigNames::of).toList()), ONE_SHOT_RUNS);
     List<Rate> noopOnce = new ArrayList<>();
-    List<Rate> bronzeOnce = new ArrayList<>();
-    List<Rate> bronzeWall = new ArrayList<>();
-    String once = null;
-    TributaryConfig onceConfig = null;
+    Map<TableFormat, List<Rate>> bronzeOnce = new EnumMap<>(TableFormat.class);
+    Map<TableFormat, List<Rate>> bronzeWall = new EnumMap<>(TableFormat.class);
+    Map<TableFormat, String> lastOnce = new EnumMap<>(TableFormat.class);
     for (int run = 1; run <= ONE_SHOT_RUNS; run++) {
-      once = "once_" + size + "_" + run;
-      onceConfig = config(work, broker, once, topic, size, "1 second");
-      // Alternate which path runs first, so that neither always gets the warmer JVM.
-      if (run % 2 == 1) {
-        noopOnce.add(Rate.of(noop(onceConfig, once, true, Integer.MAX_VALUE)));
-      }
-      long started = System.nanoTime();
-      new BronzeIngestJob(spark, onceConfig).runUntilCaughtUp();
-      bronzeWall.add(new Rate(size, (System.nanoTime() - started) / 1_000_000, 1));
-      bronzeOnce.add(Rate.of(progress.batches("bronze-" + once)));
+      // Alternate which path runs first, so that neither always gets the warmer JVM; the formats take turns too.
+      List<TableFormat> order = new ArrayList<>(formats);
       if (run % 2 == 0) {
-        noopOnce.add(Rate.of(noop(onceConfig, once, true, Integer.MAX_VALUE)));
+        java.util.Collections.reverse(order);
       }
-      System.out.printf("   run %d: noop %s, bronze %s records/s%n", run, noopOnce.get(run - 1).formatted(),
-          bronzeOnce.get(run - 1).formatted());
+      String base = "once_" + size + "_" + run;
+      TributaryConfig noopConfig = config(work, broker, base, topic, size, "1 second", formats.get(0));
+      if (run % 2 == 1) {
+        noopOnce.add(Rate.of(noop(noopConfig, base, true, Integer.MAX_VALUE)));
+      }
+      StringBuilder line = new StringBuilder();
+      for (TableFormat format : order) {
+        String once = base + "_" + ConfigNames.of(format);
+        TributaryConfig onceConfig = config(work, broker, once, topic, size, "1 second", format);
+        long started = System.nanoTime();
+        new BronzeIngestJob(spark, onceConfig).runUntilCaughtUp();
+        bronzeWall.computeIfAbsent(format, f -> new ArrayList<>())
+            .add(new Rate(size, (System.nanoTime() - started) / 1_000_000, 1));
+        Rate rate = Rate.of(progress.batches("bronze-" + once));
+        bronzeOnce.computeIfAbsent(format, f -> new ArrayList<>()).add(rate);
+        lastOnce.put(format, once);
+        line.append(", bronze ").append(ConfigNames.of(format)).append(' ').append(rate.formatted());
+      }
+      if (run % 2 == 0) {
+        noopOnce.add(Rate.of(noop(noopConfig, base, true, Integer.MAX_VALUE)));
+      }
+      System.out.printf("   run %d: noop %s%s records/s%n", run, noopOnce.get(run - 1).formatted(), line);
     }
-    results.add(result(size, "one-shot (--once)", ceiling, Rate.median(noopOnce), Rate.median(bronzeOnce),
-        onceConfig, once));
+    for (TableFormat format : formats) {
+      results.add(result(size, "one-shot (--once)", format, ceiling, Rate.median(noopOnce),
+          Rate.median(bronzeOnce.get(format)), lastOnce.get(format)));
+    }
 
     String steady = "steady_" + size;
-    TributaryConfig steadyConfig = config(work, broker, steady, topic, size / 10, "100 milliseconds");
     int batches = WARM_UP_BATCHES + MEASURED_BATCHES;
     System.out.printf("== steady state: %d batches of %,d, first %d dropped%n", batches, size / 10, WARM_UP_BATCHES);
-    Rate noopSteady = Rate.of(measured(noop(steadyConfig, steady, false, batches)));
-    Rate bronzeSteady = Rate.of(measured(bronzeContinuous(steadyConfig, steady, batches)));
-    results.add(result(size, "steady state (continuous)", ceiling, noopSteady, bronzeSteady, steadyConfig, steady));
-    System.out.printf("   noop %s, bronze %s records/s%n", noopSteady.formatted(), bronzeSteady.formatted());
+    Rate noopSteady = Rate.of(measured(noop(config(work, broker, steady, topic, size / 10, "100 milliseconds",
+        formats.get(0)), steady, false, batches)));
+    Map<TableFormat, Rate> bronzeSteady = new EnumMap<>(TableFormat.class);
+    for (TableFormat format : formats) {
+      String source = steady + "_" + ConfigNames.of(format);
+      Rate rate = Rate.of(measured(bronzeContinuous(config(work, broker, source, topic, size / 10,
+          "100 milliseconds", format), source, batches)));
+      bronzeSteady.put(format, rate);
+      results.add(result(size, "steady state (continuous)", format, ceiling, noopSteady, rate, source));
+      System.out.printf("   noop %s, bronze %s %s records/s%n", noopSteady.formatted(), ConfigNames.of(format),
+          rate.formatted());
+    }
 
+    // The sink writes Iceberg: bronze's figures next to it are Iceberg's when measured.
+    TableFormat compared = formats.contains(TableFormat.ICEBERG) ? TableFormat.ICEBERG : formats.get(0);
     if (size <= connectLimit) {
       System.out.printf("== Apache Iceberg Kafka Connect sink (%d tasks, commits every %d s) on the same topic%n",
           IcebergConnectSink.TASKS, IcebergConnectSink.COMMIT_INTERVAL.toSeconds());
       for (IcebergConnectSink.OffsetFlush flush : IcebergConnectSink.OffsetFlush.values()) {
         IcebergConnectSink.Result sink = IcebergConnectSink.measure(broker, work.resolve("connect-" + size + "-"
             + flush.name().toLowerCase(java.util.Locale.ROOT)), topic, size, flush);
-        baselines.add(new Baseline(size, flush, sink, Rate.median(bronzeWall), bronzeSteady));
+        baselines.add(new Baseline(size, flush, sink, Rate.median(bronzeWall.get(compared)),
+            bronzeSteady.get(compared)));
         System.out.printf("   sink (offset flush %s) %s records/s end to end, %s at best between commits;"
             + " commits: %s%n", flush.label, sink.endToEnd().formatted(), sink.burst().formatted(), sink.timeline());
       }
@@ -249,20 +290,25 @@ public final class BronzeBenchmark {
     }
   }
 
-  private Result result(long size, String mode, Rate ceiling, Rate noop, Rate bronze, TributaryConfig config,
+  /** The figures of one mode and format, with the data files and table commits per batch the run made. */
+  private Result result(long size, String mode, TableFormat format, Rate ceiling, Rate noop, Rate bronze,
       String source) {
-    String table = config.catalog().name() + ".bronze." + source;
-    Row stats = spark.sql("SELECT count(*), avg(CAST(summary['added-data-files'] AS DOUBLE)) FROM " + table
-        + ".snapshots").first();
+    TableName table = new TableName("bronze", source);
+    Row stats = format == TableFormat.DELTA
+        ? spark.sql("DESCRIBE HISTORY " + tables.sqlName(table, format)).where("operation <> 'CREATE TABLE'")
+            .selectExpr("count(*)", "avg(CAST(operationMetrics['numFiles'] AS DOUBLE))").first()
+        : spark.sql("SELECT count(*), avg(CAST(summary['added-data-files'] AS DOUBLE)) FROM "
+            + tables.sqlName(table, format) + ".snapshots").first();
     long batches = progress.batches("bronze-" + source).size();
-    return new Result(size, mode, ceiling, noop, bronze, stats.isNullAt(1) ? 0 : stats.getDouble(1),
+    return new Result(size, mode, format, ceiling, noop, bronze, stats.isNullAt(1) ? 0 : stats.getDouble(1),
         batches == 0 ? 0 : (double) stats.getLong(0) / batches);
   }
 
   static TributaryConfig config(Path work, LocalKafkaBroker broker, String source, String topic,
-      long maxOffsetsPerTrigger, String trigger) {
+      long maxOffsetsPerTrigger, String trigger, TableFormat format) {
     return TributaryConfig.from(ConfigFactory.parseString("tributary {\n"
         + "  catalog.warehouse = \"" + work.resolve("warehouse") + "\"\n"
+        + "  bronze.format = " + ConfigNames.of(format) + "\n"
         + "  kafka.bootstrap-servers = \"" + broker.bootstrapServers() + "\"\n"
         + "  checkpoint-location = \"" + work.resolve("checkpoints") + "\"\n"
         + "  bronze.sources." + source + " { topic = \"" + topic + "\", table = \"bronze." + source + "\","
@@ -308,19 +354,21 @@ public final class BronzeBenchmark {
     StringBuilder text = new StringBuilder();
     text.append("# Bronze throughput, ").append(LocalDateTime.now().withNano(0)).append("\n\n");
     text.append(String.format("Machine: %d cores, Java %s, Spark master %s. Topic: shop order events (JSON, about"
-        + " 230 B), %d partitions. Command: `bin/tributary bench --records %s --partitions %d%s`.%n%n",
+        + " 230 B), %d partitions. Command: `bin/tributary bench --records %s --partitions %d%s%s`.%n%n",
         Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"),
         SparkSession.active().sparkContext().master(), partitions,
         String.join(",", sizes.stream().map(String::valueOf).toList()), partitions,
-        tableProperties.isEmpty() ? "" : " --table-properties " + tableProperties));
+        tableProperties.isEmpty() ? "" : " --table-properties " + tableProperties,
+        formats.equals(List.of(TableFormat.ICEBERG)) ? "" : " --formats " + String.join(",",
+            formats.stream().map(ConfigNames::of).toList())));
     text.append("Rates are records per second over the micro-batches' trigger time (read, write, commit);"
         + " the ceiling is ConsumerPerformance's fetch rate.\n\n");
-    text.append("| records | mode | consumer ceiling | Spark noop | bronze | bronze / noop | bronze / ceiling"
-        + " | data files per commit | snapshots per commit |\n");
-    text.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    text.append("| records | mode | format | consumer ceiling | Spark noop | bronze | bronze / noop | bronze / ceiling"
+        + " | data files per commit | table commits per batch |\n");
+    text.append("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
     for (Result result : results) {
-      text.append(String.format("| %,d | %s | %s | %s | %s | %.2f | %.2f | %.1f | %.2f |%n", result.records(),
-          result.mode(), result.ceiling().formatted(), result.noop().formatted(), result.bronze().formatted(),
+      text.append(String.format("| %,d | %s | %s | %s | %s | %s | %.2f | %.2f | %.1f | %.2f |%n", result.records(),
+          result.mode(), ConfigNames.of(result.format()), result.ceiling().formatted(), result.noop().formatted(), result.bronze().formatted(),
           result.bronze().perSecond() / result.noop().perSecond(),
           result.bronze().perSecond() / result.ceiling().perSecond(), result.filesPerCommit(),
           result.snapshotsPerCommit()));

@@ -91,8 +91,8 @@ public final class SilverBenchmark {
     long changes = BenchmarkWorkspace.positive(options, "changes", "1000000");
     long maxRows = BenchmarkWorkspace.positive(options, "max-rows-per-trigger", "500000");
     long smallBatches = BenchmarkWorkspace.positive(options, "small-batches", "21");
-    List<Encoding> encodings = listOption("encodings", options.value("encodings").orElse("json"), Encoding.class);
-    List<TableFormat> formats = listOption("formats", options.value("formats").orElse("iceberg"), TableFormat.class);
+    List<Encoding> encodings = BenchmarkWorkspace.values(options, "encodings", "json", Encoding.class);
+    List<TableFormat> formats = BenchmarkWorkspace.values(options, "formats", "iceberg", TableFormat.class);
     // Confluent's registry is not served here: the tests' stand-in answers the Confluent REST API on 127.0.0.1.
     // The decoder fetches each schema id once and caches it, so the registry is off the measured path.
     try (SchemaRegistryStandIn registry = new SchemaRegistryStandIn();
@@ -106,25 +106,6 @@ public final class SilverBenchmark {
           smallBatches));
     }
     System.exit(0);
-  }
-
-  /**
-   * The values of a list option ({@code json,avro}) in the order given, each once; an unknown value ends the run
-   * with exit code 2 and one line naming the option and its values.
-   */
-  private static <E extends Enum<E>> List<E> listOption(String option, String text, Class<E> type) {
-    java.util.LinkedHashSet<E> values = new java.util.LinkedHashSet<>();
-    for (String name : text.split(",")) {
-      try {
-        values.add(Enum.valueOf(type, name.strip().toUpperCase(Locale.ROOT)));
-      } catch (IllegalArgumentException e) {
-        List<String> known = java.util.Arrays.stream(type.getEnumConstants()).map(ConfigNames::of).toList();
-        System.err.println("'bench-silver': --" + option + " takes " + String.join(", ", known) + " or "
-            + String.join(",", known) + "; got '" + text + "'");
-        System.exit(2);
-      }
-    }
-    return List.copyOf(values);
   }
 
   /**

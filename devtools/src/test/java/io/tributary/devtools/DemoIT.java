@@ -20,31 +20,9 @@ class DemoIT {
 
   @Test
   void demoLandsTheSampleEventsAndStopsItsBroker(@TempDir Path dir) throws Exception {
-    Path shipped = Path.of("../conf/application.conf").toAbsolutePath().normalize();
-    Path config = dir.resolve("demo.conf");
-    Files.writeString(config, "include file(\"" + shipped + "\")\n"
-        + "tributary.catalog.warehouse = \"" + dir.resolve("warehouse") + "\"\n"
-        + "tributary.checkpoint-location = \"" + dir.resolve("checkpoints") + "\"\n"
-        + "tributary.gold.models = \"" + Path.of("../gold/models").toAbsolutePath().normalize() + "\"\n");
-    Path log = dir.resolve("demo.log");
-
-    Process demo = ChildProcess.startMain(LocalTributary.class.getName(), log, "demo", "--config", config.toString(),
-        "--kafka-home", dir.resolve("kafka").toString());
-    assertThat(demo.waitFor(5, TimeUnit.MINUTES)).isTrue();
-    String output = Files.readString(log);
-    assertThat(demo.exitValue()).as(output).isZero();
-
-    // Produced in two parts (counts per kind of record, e.g. {EVENT=1290, DUPLICATE=13}): each record in bronze once.
-    Matcher produced = Pattern.compile("shop\\.orders\\s+\\{([^}]*)}").matcher(output);
-    long orders = 0;
-    int parts = 0;
-    while (produced.find()) {
-      for (String kind : produced.group(1).split(", ")) {
-        orders += Long.parseLong(kind.substring(kind.indexOf('=') + 1));
-      }
-      parts++;
-    }
-    assertThat(parts).as(output).isEqualTo(2);
+    Path config = config(dir, "");
+    String output = demo(dir, config);
+    long orders = ordersProduced(output);
     assertThat(output).contains(String.format("Bronze table lake.bronze.orders: %,d rows", orders));
     assertThat(output).contains("Bronze table lake.bronze.customers: ");
     assertThat(output).containsPattern("Silver table lake.silver.customers: [0-9,]+ current rows");
@@ -84,5 +62,77 @@ class DemoIT {
     assertThat(notebooks.get(3).hasImage()).as("03-gold draws its chart").isTrue();
     assertThat(notebooks.get(4).text()).contains("lake.silver.orders (silver, iceberg): ", "before: ", "after:  ")
         .containsPattern("rewrite-data-files: \\d+ files -> \\d+ files");
+  }
+
+  /**
+   * The same demo with {@code tributary.format = delta}: every layer in Delta tables named in the session catalog,
+   * each record in bronze once, silver's entities and the inventory database, gold's four models with their tests,
+   * and Delta's maintenance (OPTIMIZE, VACUUM) with the health lines.
+   */
+  @Test
+  void theDemoRunsOnDeltaToo(@TempDir Path dir) throws Exception {
+    String output = demo(dir, config(dir, "tributary.format = delta\n"));
+    long orders = ordersProduced(output);
+    assertThat(output).contains(String.format("Bronze table spark_catalog.`bronze`.`orders`: %,d rows", orders));
+    assertThat(output).containsPattern("Silver table spark_catalog.`silver`.`customers`: [1-9][0-9,]* current rows");
+    assertThat(output).containsPattern("Silver table spark_catalog.`silver`.`customer_history`: [0-9,]+ versions,"
+        + " [1-9][0-9,]* current");
+    assertThat(output).containsPattern("Silver table spark_catalog.`silver`.`orders`: [1-9][0-9,]* current rows");
+    assertThat(output).contains("Database inventory (tributary.silver.databases.inventory): 4 silver tables");
+    assertThat(output).containsPattern("spark_catalog.`silver`.`inventory_products` +from inventory.public.products"
+        + " +7 current rows; columns: id, name, price, updated_at, category");
+    assertThat(output).containsPattern("spark_catalog.`silver`.`inventory_stock` +from inventory.public.stock +21"
+        + " current rows");
+    for (String model : List.of("daily_revenue", "orders_by_status", "customer_lifetime_value", "country_value")) {
+      assertThat(output).containsPattern("Gold table \\S*" + model + "\\S*: [1-9][0-9,]* rows");
+    }
+    assertThat(output).contains("Gold: 4 models built for ");
+    assertThat(output).containsPattern("== \\S*orders\\S* \\(bronze, delta\\)")
+        .containsPattern("== \\S*daily_revenue\\S* \\(gold, delta\\)")
+        .containsPattern("   optimize: ").containsPattern("   vacuum: [0-9,]+ unreferenced files deleted")
+        .doesNotContainPattern("(?m)^Deleted \\d+ files and directories"); // Delta's println, now logged
+    assertThat(output).contains("Stopping the local Kafka broker");
+    assertThat(Files.exists(dir.resolve("warehouse/_delta/bronze/orders/_delta_log"))).isTrue();
+    assertThat(Files.exists(dir.resolve("warehouse/bronze/orders/metadata"))).as("no Iceberg table").isFalse();
+  }
+
+  /** The shipped config with the test's folders, and {@code extra} settings after them. */
+  private static Path config(Path dir, String extra) throws Exception {
+    Path shipped = Path.of("../conf/application.conf").toAbsolutePath().normalize();
+    Path config = dir.resolve("demo.conf");
+    Files.writeString(config, "include file(\"" + shipped + "\")\n"
+        + "tributary.catalog.warehouse = \"" + dir.resolve("warehouse") + "\"\n"
+        + "tributary.checkpoint-location = \"" + dir.resolve("checkpoints") + "\"\n"
+        + "tributary.gold.models = \"" + Path.of("../gold/models").toAbsolutePath().normalize() + "\"\n" + extra);
+    return config;
+  }
+
+  /** Runs the demo in its own JVM as the README's command does; returns what it printed. */
+  private static String demo(Path dir, Path config) throws Exception {
+    Path log = dir.resolve("demo.log");
+    Process demo = ChildProcess.startMain(LocalTributary.class.getName(), log, "demo", "--config", config.toString(),
+        "--kafka-home", dir.resolve("kafka").toString());
+    assertThat(demo.waitFor(5, TimeUnit.MINUTES)).isTrue();
+    String output = Files.readString(log);
+    assertThat(demo.exitValue()).as(output).isZero();
+    return output;
+  }
+
+  /**
+   * The orders the demo produced, in two parts (counts per kind of record, e.g. {EVENT=1290, DUPLICATE=13}); bronze
+   * must hold each once.
+   */
+  private static long ordersProduced(String output) {
+    Matcher produced = Pattern.compile("shop\\.orders\\s+\\{([^}]*)}").matcher(output);
+    long orders = 0;
+    int parts = 0;
+    while (produced.find()) {
+      for (String kind : produced.group(1).split(", ")) {
+        orders += Long.parseLong(kind.substring(kind.indexOf('=') + 1));
+      }
+      parts++;
+    }
+    assertThat(parts).as(output).isEqualTo(2);
+    return orders;
   }
 }

@@ -29,6 +29,7 @@ public final class LakehouseSession {
 
   static final String WAREHOUSE_DIR = "spark.sql.warehouse.dir";
   static final String CODEGEN_CACHE_ENTRIES = "spark.sql.codegen.cache.maxEntries";
+  static final String DELTA_SNAPSHOT_PARTITIONS = "spark.databricks.delta.snapshotPartitions";
 
   /**
    * Spark's session catalog creates its folder ({@code spark-warehouse}) in the working folder when a session
@@ -65,6 +66,13 @@ public final class LakehouseSession {
     // cache was too small to hold one round: measured on SilverMergeIT on Delta, 3,906 compiles of about 17 ms (a
     // third of the run's CPU), 992 with room for 1,000 classes, and the Delta test's time from 185 s to 137 s.
     settings.put(CODEGEN_CACHE_ENTRIES, "1000");
+    // Every Delta write that names its transaction (bronze's and silver's batches do, for effectively-once) makes
+    // Delta rebuild the table's snapshot state in a Spark job of 50 tasks by default, each generating the code that
+    // reads the log's actions: on 2 cores a quarter of bronze's steady-state CPU on Delta. Two tasks per driver core
+    // (at least 4): bronze on Delta, 100,000-record batches, 47,000-55,000 -> 67,000 records/s (BENCHMARKS.md).
+    // tributary.spark sets another value.
+    settings.put(DELTA_SNAPSHOT_PARTITIONS, String.valueOf(Math.max(4,
+        2 * Runtime.getRuntime().availableProcessors())));
     if (!compilesHugeMethods()) {
       // HotSpot never compiles a method over 8,000 bytes of bytecode unless started with -XX:-DontCompileHugeMethods,
       // and silver's decode stage generates such a method: it ran interpreted, at half the speed. Without the flag,
