@@ -125,9 +125,6 @@ final class RebuildCommand extends JobCommand {
       if (version.isPresent() || timestamp.isPresent()) {
         TableAddress address = TableAddress.of(new Tables(loaded.catalog()), TableName.parseText(table),
             TableFormat.DELTA);
-        if (!address.exists(spark)) {
-          throw new UsageException("'" + table + "': no such Delta table (" + address.deltaPath() + ")");
-        }
         from = OptionalLong.of(DeltaTableRollback.target(DeltaHistory.read(spark, address, StreamCommits.STREAM_ID),
             version, timestamp));
       }

@@ -121,12 +121,10 @@ final class RollbackCommand extends JobCommand {
   private Result rollBackDelta(SparkSession spark, TributaryConfig config, TableName name, Kind kind,
       OptionalLong version, Optional<Instant> timestamp) {
     TableAddress address = TableAddress.of(new Tables(config.catalog()), name, TableFormat.DELTA);
-    if (!address.exists(spark)) {
-      throw new UsageException("'" + table + "': no such Delta table (" + address.deltaPath() + ")");
-    }
-    DeltaHistory history = DeltaHistory.read(spark, address, StreamCommits.STREAM_ID);
+    DeltaHistory history;
     long target;
     try {
+      history = DeltaHistory.read(spark, address, StreamCommits.STREAM_ID);
       target = DeltaTableRollback.target(history, version, timestamp);
     } catch (IllegalArgumentException e) {
       throw new UsageException("'rollback': " + e.getMessage());

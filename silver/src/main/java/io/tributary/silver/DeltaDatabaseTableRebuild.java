@@ -126,6 +126,7 @@ public final class DeltaDatabaseTableRebuild {
     DeltaSwitch.fence(spark, live, properties);
     CheckpointFiles stream = new CheckpointFiles(databaseCheckpoint, spark.sparkContext().hadoopConfiguration());
     Map<String, String> commit = switchLive(shadowStream, stream, member.name(), shadow, live, out);
+    long version = DeltaSwitch.version(spark, live); // the overwrite's; the marked table takes no other commit
     // The entity's quarantine rows, recording the same batch: the stream's quarantine of it is then skipped too.
     commitAs(quarantine, commit, () -> {
       DeltaSwitch.replaceQuarantine(spark.read().format("delta").load(shadowQuarantine.deltaPath()), quarantine,
@@ -135,7 +136,6 @@ public final class DeltaDatabaseTableRebuild {
     DeltaSwitch.release(spark, live);
 
     out.println("[4/4] done");
-    long version = DeltaSwitch.version(spark, live);
     long rows = DeltaSwitch.rowsAt(spark, live, version);
     DeltaSwitch.drop(spark, shadow);
     DeltaSwitch.drop(spark, shadowQuarantine);

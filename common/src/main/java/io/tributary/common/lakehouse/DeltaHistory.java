@@ -20,8 +20,14 @@ public final class DeltaHistory {
     this.commits = commits;
   }
 
-  /** The whole history, each commit with what Tributary recorded holding {@code key}. */
+  /**
+   * The whole history, each commit with what Tributary recorded holding {@code key}; an
+   * {@link IllegalArgumentException} naming the folder when there is no Delta table there.
+   */
   public static DeltaHistory read(SparkSession spark, TableAddress table, String key) {
+    if (!table.exists(spark)) {
+      throw new IllegalArgumentException(table + " is no Delta table (nothing at " + table.deltaPath() + ")");
+    }
     List<Commit> commits = DeltaCommitMetadata.history(spark, table.deltaPath(), 0, key);
     if (commits.isEmpty()) {
       throw new IllegalStateException(table + " has no commits in its log");
