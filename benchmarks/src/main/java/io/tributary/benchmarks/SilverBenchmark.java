@@ -17,6 +17,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.spark.metrics.source.CodegenMetrics;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
@@ -270,10 +271,11 @@ public final class SilverBenchmark {
         ceiling.formatted(), ceiling.millis()));
     small.forEach((variant, batches) -> text.append(String.format("| %s batch of %,d changes, median of %d | %,d ms"
         + " trigger | %,d ms of it in the batch (decode, checks, merge, commit); slowest %,d ms; target <= 1,500 ms:"
-        + " %s |%n", variant, SMALL_BATCH, batches.size(), median(batches, ProgressCollector.Batch::millis),
-        median(batches, ProgressCollector.Batch::sinkMillis),
+        + " %s; classes compiled per run: median %d |%n", variant, SMALL_BATCH, batches.size(),
+        median(batches, ProgressCollector.Batch::millis), median(batches, ProgressCollector.Batch::sinkMillis),
         batches.stream().mapToLong(ProgressCollector.Batch::millis).max().orElse(0),
-        median(batches, ProgressCollector.Batch::millis) <= 1500 ? "met" : "NOT met")));
+        median(batches, ProgressCollector.Batch::millis) <= 1500 ? "met" : "NOT met",
+        medianOf(compiledPerSmallRun.getOrDefault(variant, List.of())))));
     small.forEach((variant, batches) -> {
       if (variant.format() == TableFormat.DELTA) {
         text.append(deltaMergePhases(variant, batches.size()));
@@ -357,6 +359,12 @@ public final class SilverBenchmark {
   private static final long SMALL_BATCH = 1000;
 
   /**
+   * Classes Spark compiled in each small batch's run (stream start and stop included): code generated again for
+   * every batch costs Janino's compile and then the JIT's, on the driver and in the tasks.
+   */
+  private final Map<Variant, List<Long>> compiledPerSmallRun = new java.util.LinkedHashMap<>();
+
+  /**
    * Batches of {@value #SMALL_BATCH} changes after the large ones, each appended to bronze and merged by its own
    * {@code --once} run into each format's table of the first encoding (about {@code keys} keys): what each batch
    * costs when it is small, measured as the trigger's time (Spark's progress), so the stream's start and stop are
@@ -375,7 +383,10 @@ public final class SilverBenchmark {
       for (Variant variant : timed) {
         String query = "silver-" + variant.entity();
         int before = progress.batches(query).size();
+        long compiledBefore = CodegenMetrics.METRIC_COMPILATION_TIME().getCount();
         new SilverMergeJob(spark, config(variant)).runUntilCaughtUp();
+        compiledPerSmallRun.computeIfAbsent(variant, v -> new ArrayList<>())
+            .add(CodegenMetrics.METRIC_COMPILATION_TIME().getCount() - compiledBefore);
         List<ProgressCollector.Batch> batches = progress.batches(query);
         measured.computeIfAbsent(variant, v -> new ArrayList<>()).addAll(batches.subList(before, batches.size()));
       }
@@ -386,10 +397,14 @@ public final class SilverBenchmark {
       }
     }
     measured.forEach((variant, batches) -> System.out.printf("   %s: median trigger %,d ms (in the batch %,d ms),"
-        + " slowest %,d ms%n", variant, median(batches, ProgressCollector.Batch::millis),
+        + " slowest %,d ms; classes compiled per run %s%n", variant, median(batches, ProgressCollector.Batch::millis),
         median(batches, ProgressCollector.Batch::sinkMillis),
-        batches.stream().mapToLong(ProgressCollector.Batch::millis).max().orElse(0)));
+        batches.stream().mapToLong(ProgressCollector.Batch::millis).max().orElse(0), compiledPerSmallRun.get(variant)));
     return measured;
+  }
+
+  private static long medianOf(List<Long> values) {
+    return values.isEmpty() ? 0 : values.stream().sorted().toList().get(values.size() / 2);
   }
 
   private static long median(List<ProgressCollector.Batch> batches,
