@@ -16,6 +16,7 @@ import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.StructType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -163,7 +164,11 @@ final class CdcMerge implements MicroBatchTarget {
         return;
       }
       long decodedAt = System.nanoTime();
-      Column updatedAt = BatchTime.of(Instant.now());
+      // History keeps current_timestamp(): its timeline is a CTE over the changes, and Spark 4.1 fails to plan a CTE
+      // referenced twice over a nondeterministic column (PLAN_VALIDATION_FAILED_RULE_IN_BATCH in
+      // ReplaceCTERefWithRepartition).
+      Column updatedAt = entity.history() == SilverEntity.History.SCD2 ? functions.current_timestamp()
+          : BatchTime.of(Instant.now());
       Dataset<Row> changes = decoded.where("error IS NULL AND NOT tombstone AND op <> 't'")
           .selectExpr("row.*", "op AS _op", "seq AS _seq", SequenceBytes.of("seq") + " AS " + SequenceBytes.COLUMN,
               "ts_ms AS _ts_ms", "op = 'd' AS _is_deleted",
@@ -171,7 +176,7 @@ final class CdcMerge implements MicroBatchTarget {
           .withColumn("_updated_at", updatedAt);
       Columns columns = new Columns(schema, key, SilverTables.changeColumns(silver));
       if (entity.history() == SilverEntity.History.SCD2) {
-        new HistoryMerge(silver, columns, updatedAt).apply(spark, changes, !summary.truncates().isEmpty(), all, commit);
+        new HistoryMerge(silver, columns).apply(spark, changes, !summary.truncates().isEmpty(), all, commit);
       } else {
         new CurrentStateMerge(silver, columns, entity.deleteMode())
             .apply(spark, changes, Truncates.latest(summary.truncates()), Truncates.latest(all), commit);

@@ -4,7 +4,6 @@ import io.tributary.silver.Truncates.Truncate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -22,14 +21,11 @@ final class HistoryMerge {
   private final SilverTable target;
   private final String table;
   private final Columns columns;
-  private final Column updatedAt;
 
-  /** @param updatedAt the batch's time ({@link io.tributary.common.lakehouse.BatchTime}), for the rows it changes */
-  HistoryMerge(SilverTable target, Columns columns, Column updatedAt) {
+  HistoryMerge(SilverTable target, Columns columns) {
     this.target = target;
     this.table = target.name();
     this.columns = columns;
-    this.updatedAt = updatedAt;
   }
 
   void apply(SparkSession spark, Dataset<Row> changes, boolean truncatedNow, List<Truncate> truncates,
@@ -61,7 +57,7 @@ final class HistoryMerge {
     String window = " OVER (PARTITION BY " + keys + " ORDER BY _seq)";
     sql.append(" SELECT ").append(list).append(", lead(_valid_from)").append(window).append(" AS _valid_to,")
         .append(" lead(_seq)").append(window).append(" IS NULL AS _is_current FROM distinct_versions WHERE _n = 1");
-    spark.sql(sql.toString()).withColumn("_batch_time", updatedAt).createOrReplaceTempView(timelineView);
+    spark.sql(sql.toString()).createOrReplaceTempView(timelineView);
     try {
       target.commit(commit, () -> spark.sql(mergeStatement(timelineView, versionColumns)));
     } finally {
@@ -99,7 +95,7 @@ final class HistoryMerge {
     return "MERGE INTO " + table + " t USING " + view + " s ON " + columns.keyMatch("t", "s") + " AND t._seq = s._seq"
         + " WHEN MATCHED AND (NOT (t._valid_to <=> s._valid_to) OR NOT (t._is_current <=> s._is_current))"
         + " THEN UPDATE SET t._valid_to = s._valid_to, t._is_current = s._is_current,"
-        + " t._updated_at = s._batch_time"
+        + " t._updated_at = current_timestamp()"
         + " WHEN NOT MATCHED THEN INSERT (" + String.join(", ", all) + ") VALUES ("
         + String.join(", ", all.stream().map(column -> "s." + column).toList()) + ")";
   }
