@@ -31,43 +31,7 @@ record KeyRange(String column, String lowest, String highest) {
     if (range.isNullAt(0)) {
       return Optional.empty();
     }
-    if (type instanceof org.apache.spark.sql.types.IntegralType) {
-      long lowest = ((Number) range.get(0)).longValue();
-      long highest = ((Number) range.get(1)).longValue();
-      long step = Math.max(1, Long.highestOneBit(Math.max(magnitude(lowest), magnitude(highest))) >> 3);
-      return Optional.of(new KeyRange(column, coarse(lowest, -step, type), coarse(highest, step, type)));
-    }
     return Optional.of(new KeyRange(column, literal(range.get(0), type), literal(range.get(1), type)));
-  }
-
-  /**
-   * An integer range's bounds widened to a grid of an eighth of the power of two of its larger bound. Spark writes integer literals into the code it generates, so exact bounds made
-   * every stage under the MERGE's join new code in every batch (one class on Iceberg, seven on Delta, each compiled
-   * again); bounds on a coarse grid repeat from batch to batch. A wider range is still a range holding every key of
-   * the batch; it only reads files at most an eighth of the key's magnitude further.
-   */
-  private static long magnitude(long value) {
-    return value == Long.MIN_VALUE ? Long.MAX_VALUE : Math.abs(value);
-  }
-
-  /** {@code bound} moved to the grid of {@code |signedStep|}: down for a negative step, up for a positive one. */
-  static String coarse(long bound, long signedStep, DataType type) {
-    int direction = Long.signum(signedStep);
-    long step = Math.abs(signedStep);
-    long offset = Math.floorMod(bound, step);
-    long widened = direction < 0 ? bound - offset
-        : offset == 0 ? bound : bound > Long.MAX_VALUE - (step - offset) ? Long.MAX_VALUE : bound + (step - offset);
-    long lowestOfType = type instanceof org.apache.spark.sql.types.IntegerType ? Integer.MIN_VALUE
-        : type instanceof org.apache.spark.sql.types.ShortType ? Short.MIN_VALUE
-        : type instanceof org.apache.spark.sql.types.ByteType ? Byte.MIN_VALUE : Long.MIN_VALUE;
-    long highestOfType = type instanceof org.apache.spark.sql.types.IntegerType ? Integer.MAX_VALUE
-        : type instanceof org.apache.spark.sql.types.ShortType ? Short.MAX_VALUE
-        : type instanceof org.apache.spark.sql.types.ByteType ? Byte.MAX_VALUE : Long.MAX_VALUE;
-    long clamped = Math.max(lowestOfType, Math.min(highestOfType, widened));
-    Object value = type instanceof org.apache.spark.sql.types.IntegerType ? (Object) (int) clamped
-        : type instanceof org.apache.spark.sql.types.ShortType ? (Object) (short) clamped
-        : type instanceof org.apache.spark.sql.types.ByteType ? (Object) (byte) clamped : (Object) clamped;
-    return literal(value, type);
   }
 
   /** {@code alias.column BETWEEN lowest AND highest}. */
