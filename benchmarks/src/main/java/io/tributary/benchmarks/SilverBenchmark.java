@@ -409,8 +409,7 @@ public final class SilverBenchmark {
 
   private static long median(List<ProgressCollector.Batch> batches,
       java.util.function.ToLongFunction<ProgressCollector.Batch> value) {
-    long[] sorted = batches.stream().mapToLong(value).sorted().toArray();
-    return sorted.length == 0 ? 0 : sorted[sorted.length / 2];
+    return medianOf(batches.stream().map(value::applyAsLong).toList());
   }
 
   private String snapshot(long keys) {

@@ -3,20 +3,16 @@ package io.tributary.silver;
 import io.tributary.common.config.SchemaRegistryConfig;
 import io.tributary.common.config.SilverEntity;
 import io.tributary.common.config.SilverEntity.SchemaEvolution;
-import io.tributary.common.lakehouse.BatchTime;
 import io.tributary.common.lakehouse.LocalCheckpoints;
 import io.tributary.common.lakehouse.SilverCheckpoints;
 import io.tributary.common.lakehouse.SparkProgress;
 import io.tributary.silver.Truncates.Truncate;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import io.tributary.common.lakehouse.TableAddress;
-import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.StructType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -164,16 +160,10 @@ final class CdcMerge implements MicroBatchTarget {
         return;
       }
       long decodedAt = System.nanoTime();
-      // History keeps current_timestamp(): its timeline is a CTE over the changes, and Spark 4.1 fails to plan a CTE
-      // referenced twice over a nondeterministic column (PLAN_VALIDATION_FAILED_RULE_IN_BATCH in
-      // ReplaceCTERefWithRepartition).
-      Column updatedAt = entity.history() == SilverEntity.History.SCD2 ? functions.current_timestamp()
-          : BatchTime.of(Instant.now());
       Dataset<Row> changes = decoded.where("error IS NULL AND NOT tombstone AND op <> 't'")
           .selectExpr("row.*", "op AS _op", "seq AS _seq", SequenceBytes.of("seq") + " AS " + SequenceBytes.COLUMN,
               "ts_ms AS _ts_ms", "op = 'd' AS _is_deleted",
-              "topic AS _source_topic", "partition AS _source_partition", "offset AS _source_offset")
-          .withColumn("_updated_at", updatedAt);
+              "topic AS _source_topic", "partition AS _source_partition", "offset AS _source_offset");
       Columns columns = new Columns(schema, key, SilverTables.changeColumns(silver));
       if (entity.history() == SilverEntity.History.SCD2) {
         new HistoryMerge(silver, columns).apply(spark, changes, !summary.truncates().isEmpty(), all, commit);

@@ -1,7 +1,9 @@
 package io.tributary.silver;
 
 import io.tributary.common.config.SilverEntity.DeleteMode;
+import io.tributary.common.lakehouse.BatchTime;
 import io.tributary.silver.Truncates.Truncate;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -46,7 +48,8 @@ final class CurrentStateMerge {
         .selectExpr("*", "row_number() OVER (PARTITION BY " + columns.keyList()
             + " ORDER BY _seq DESC, _source_partition DESC, _source_offset DESC) AS _rank")
         .where("_rank = 1")
-        .drop("_rank");
+        .drop("_rank")
+        .withColumn("_updated_at", BatchTime.of(Instant.now()));
     if (latestTruncate != null) {
       latest = deleteMode == DeleteMode.HARD
           ? latest.where("NOT " + latestTruncate.olderThan("_seq"))

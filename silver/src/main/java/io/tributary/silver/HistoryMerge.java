@@ -33,7 +33,10 @@ final class HistoryMerge {
     String suffix = Math.abs((long) table.hashCode()) + "_" + System.nanoTime();
     String changesView = "tributary_versions_" + suffix;
     String timelineView = "tributary_timeline_" + suffix;
-    changes.selectExpr("*", "timestamp_millis(_ts_ms) AS _valid_from").createOrReplaceTempView(changesView);
+    // current_timestamp(), not BatchTime: Spark 4.1 fails to plan the timeline's CTE, read twice, over a
+    // nondeterministic column (PLAN_VALIDATION_FAILED_RULE_IN_BATCH in ReplaceCTERefWithRepartition).
+    changes.selectExpr("*", "current_timestamp() AS _updated_at", "timestamp_millis(_ts_ms) AS _valid_from")
+        .createOrReplaceTempView(changesView);
     List<String> versionColumns = new ArrayList<>(columns.all());
     versionColumns.add("_valid_from");
     String list = String.join(", ", versionColumns);
