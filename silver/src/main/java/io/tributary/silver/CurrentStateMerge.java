@@ -57,7 +57,7 @@ final class CurrentStateMerge {
     }
     String view = "tributary_changes_" + Math.abs((long) table.hashCode()) + "_" + System.nanoTime();
     latest.createOrReplaceTempView(view);
-    Optional<KeyRange> range = KeyRange.of(changes, columns);
+    Optional<KeyRange> range = KeyRange.of(changes, columns, target);
     try {
       if (target.format() == TableFormat.ICEBERG) {
         BucketAlignedJoin.run(spark, () -> target.commit(commit, () -> spark.sql(mergeStatement(view, range))));

@@ -139,4 +139,10 @@ final class DeltaSilverTable implements SilverTable {
       return null;
     });
   }
+
+  /** Delta's file statistics are in its log's state, which only a Spark job reads: not worth a job per batch. */
+  @Override
+  public Optional<KeysOutside> keysOutside(String column, long lowest, long highest) {
+    return Optional.empty();
+  }
 }

@@ -1,14 +1,23 @@
 package io.tributary.silver;
 
 import io.tributary.common.config.TableFormat;
+import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.spark.CommitMetadata;
 import org.apache.iceberg.spark.SparkSchemaUtil;
 import org.apache.iceberg.spark.Spark3Util;
+import org.apache.iceberg.types.Conversions;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.SnapshotUtil;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -115,5 +124,62 @@ final class IcebergSilverTable implements SilverTable {
       rows.writeTo(name).append();
       return null;
     });
+  }
+
+  /**
+   * From the manifests of the current snapshot (read again first: a file missed makes the bounds wider, and a table
+   * loaded before its first commit would get none), in this process: the scan plans only the files that may hold
+   * keys outside the range.
+   */
+  @Override
+  public Optional<KeysOutside> keysOutside(String column, long lowest, long highest) {
+    table.refresh();
+    Types.NestedField field = table.schema().caseInsensitiveFindField(column);
+    if (field == null || !field.type().isPrimitiveType()) {
+      return Optional.empty();
+    }
+    Object low = wholeNumber(field.type(), lowest);
+    Object high = wholeNumber(field.type(), highest);
+    if (low == null || high == null) {
+      return Optional.empty();
+    }
+    long below = Long.MIN_VALUE;
+    long above = Long.MAX_VALUE;
+    boolean anyBelow = false;
+    boolean anyAbove = false;
+    try (CloseableIterable<FileScanTask> files = table.newScan().caseSensitive(false)
+        .filter(Expressions.or(Expressions.lessThan(field.name(), low), Expressions.greaterThan(field.name(), high)))
+        .includeColumnStats(List.of(field.name())).planFiles()) {
+      for (FileScanTask task : files) {
+        Map<Integer, ByteBuffer> lowers = task.file().lowerBounds();
+        Map<Integer, ByteBuffer> uppers = task.file().upperBounds();
+        if (lowers == null || uppers == null || lowers.get(field.fieldId()) == null
+            || uppers.get(field.fieldId()) == null) {
+          continue; // read under any bounds
+        }
+        long fileLowest = ((Number) Conversions.fromByteBuffer(field.type(), lowers.get(field.fieldId()))).longValue();
+        long fileHighest = ((Number) Conversions.fromByteBuffer(field.type(), uppers.get(field.fieldId()))).longValue();
+        if (fileHighest < lowest) {
+          below = Math.max(below, fileHighest);
+          anyBelow = true;
+        } else if (fileLowest > highest) {
+          above = Math.min(above, fileLowest);
+          anyAbove = true;
+        }
+      }
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("cannot plan the files of " + name, e);
+    }
+    return Optional.of(new KeysOutside(anyBelow ? OptionalLong.of(below) : OptionalLong.empty(),
+        anyAbove ? OptionalLong.of(above) : OptionalLong.empty()));
+  }
+
+  /** {@code value} as Iceberg's literal of a whole-number type, or null for any other type. */
+  private static Object wholeNumber(Type type, long value) {
+    return switch (type.typeId()) {
+      case INTEGER, DATE -> Math.toIntExact(value);
+      case LONG, TIMESTAMP -> value;
+      default -> null;
+    };
   }
 }

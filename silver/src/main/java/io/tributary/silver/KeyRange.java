@@ -1,25 +1,42 @@
 package io.tributary.silver;
 
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.BooleanType;
+import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DateType;
+import org.apache.spark.sql.types.IntegerType;
+import org.apache.spark.sql.types.LongType;
+import org.apache.spark.sql.types.ShortType;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.types.TimestampType;
 
 /**
- * The lowest and highest value of a batch's first key column. Every row of the table a change can match lies in that
- * range, so the MERGE's join condition may say so: Iceberg then skips the files whose key range lies outside it
- * (their column statistics), and a batch of new keys from an ever-growing sequence (the usual primary key) reads
- * none of the table instead of all of it. A batch that touches keys across the table gains nothing and loses
- * nothing.
+ * Bounds on the table's first key column that every row a batch's change can match lies within. The MERGE's join
+ * condition says so, and Iceberg then skips the files whose key range lies outside (their column statistics): a batch
+ * of new keys from an ever-growing sequence (the usual primary key) reads none of the table instead of all of it.
+ *
+ * <p>For whole-number keys (integers, dates, timestamps) the bounds are not the batch's own lowest and highest key
+ * but as wide as they can be while skipping the same files: just above the highest key of the files wholly below the
+ * batch, just below the lowest of those wholly above, and no bound at all where no file lies beyond. Spark writes
+ * such literals into the code it generates, so bounds that moved with every batch made every stage under the join
+ * new code in every batch (compiled, loaded and warmed again: measured at 0.3 to 1.3 s of a small batch); bounds
+ * taken from files change only when those files do, and a batch whose keys span the table has none. Parquet's row
+ * groups inside the files read see the wider bounds. Strings and decimals reach the generated code as references,
+ * not text, and keep the batch's own bounds.
  */
-record KeyRange(String column, String lowest, String highest) {
+record KeyRange(String column, Optional<String> lowest, Optional<String> highest) {
 
-  /** The range of {@code changes}' first key column; empty for a type without a useful order, or no keys. */
-  static Optional<KeyRange> of(Dataset<Row> changes, Columns columns) {
+  /**
+   * The bounds for {@code changes} on {@code table}; empty for a type without a useful order, no keys, or when no
+   * bound would skip a file.
+   */
+  static Optional<KeyRange> of(Dataset<Row> changes, Columns columns, SilverTable table) {
     String column = columns.key().get(0);
     StructType schema = changes.schema();
     DataType type = schema.fields()[schema.fieldIndex(column)].dataType();
@@ -27,22 +44,75 @@ record KeyRange(String column, String lowest, String highest) {
       return Optional.empty();
     }
     String quoted = Columns.quote(column);
-    Row range = changes.selectExpr("min(" + quoted + ")", "max(" + quoted + ")").first();
+    Optional<String> count = wholeNumber(quoted, type);
+    Row range = count.isPresent()
+        ? changes.selectExpr("min(" + count.get() + ")", "max(" + count.get() + ")").first()
+        : changes.selectExpr("min(" + quoted + ")", "max(" + quoted + ")").first();
     if (range.isNullAt(0)) {
       return Optional.empty();
     }
-    return Optional.of(new KeyRange(column, literal(range.get(0), type), literal(range.get(1), type)));
+    if (count.isEmpty()) {
+      return Optional.of(new KeyRange(column, Optional.of(literal(range.get(0), type)),
+          Optional.of(literal(range.get(1), type))));
+    }
+    long lowest = range.getLong(0);
+    long highest = range.getLong(1);
+    Optional<SilverTable.KeysOutside> outside = table.keysOutside(column, lowest, highest);
+    if (outside.isEmpty()) {
+      return Optional.of(new KeyRange(column, Optional.of(counted(lowest, type)), Optional.of(counted(highest, type))));
+    }
+    OptionalLong below = outside.get().highestBelow();
+    OptionalLong above = outside.get().lowestAbove();
+    if (below.isEmpty() && above.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(new KeyRange(column,
+        below.isPresent() ? Optional.of(counted(below.getAsLong() + 1, type)) : Optional.empty(),
+        above.isPresent() ? Optional.of(counted(above.getAsLong() - 1, type)) : Optional.empty()));
   }
 
-  /** {@code alias.column BETWEEN lowest AND highest}. */
+  /** {@code alias.column >= lowest AND alias.column <= highest}, either bound left out when absent. */
   String within(String alias) {
-    return alias + "." + Columns.quote(column) + " BETWEEN " + lowest + " AND " + highest;
+    String key = alias + "." + Columns.quote(column);
+    return lowest.map(bound -> key + " >= " + bound).orElse("")
+        + (lowest.isPresent() && highest.isPresent() ? " AND " : "")
+        + highest.map(bound -> key + " <= " + bound).orElse("");
   }
 
   /** Atomic types whose order Parquet's statistics keep: numbers, strings, dates, timestamps. */
   private static boolean ordered(DataType type) {
     return type instanceof org.apache.spark.sql.types.AtomicType && !(type instanceof BinaryType)
         && !(type instanceof BooleanType);
+  }
+
+  /** The key as the whole number Spark holds it as (days for a date, microseconds for a timestamp), if it is one. */
+  private static Optional<String> wholeNumber(String key, DataType type) {
+    if (type instanceof ByteType || type instanceof ShortType || type instanceof IntegerType
+        || type instanceof LongType) {
+      return Optional.of("CAST(" + key + " AS BIGINT)");
+    }
+    if (type instanceof DateType) {
+      return Optional.of("CAST(unix_date(" + key + ") AS BIGINT)");
+    }
+    if (type instanceof TimestampType) {
+      return Optional.of("unix_micros(" + key + ")");
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * The SQL literal of whole number {@code value} as a value of {@code type}; a timestamp as its microseconds, since
+   * its text in the session's time zone is ambiguous in the hour a clock goes back.
+   */
+  private static String counted(long value, DataType type) {
+    if (type instanceof TimestampType) {
+      return "timestamp_micros(" + value + "L)";
+    }
+    Object internal = type instanceof ByteType ? (Object) (byte) value
+        : type instanceof ShortType ? (Object) (short) value
+        : type instanceof IntegerType || type instanceof DateType ? (Object) (int) value
+        : (Object) value;
+    return new Literal(internal, type).sql();
   }
 
   private static String literal(Object value, DataType type) {

@@ -52,6 +52,19 @@ interface SilverTable {
   void append(Dataset<Row> rows, Map<String, String> commit) throws Exception;
 
   /**
+   * What the data files' column statistics say about whole-number key {@code column} (as Spark holds it: days for a
+   * date, microseconds for a timestamp) outside {@code lowest} to {@code highest}; empty when the format cannot
+   * answer without a Spark job.
+   */
+  Optional<KeysOutside> keysOutside(String column, long lowest, long highest);
+
+  /**
+   * @param highestBelow the highest key of the files whose keys all lie below the range, if any
+   * @param lowestAbove the lowest key of the files whose keys all lie above it, if any
+   */
+  record KeysOutside(java.util.OptionalLong highestBelow, java.util.OptionalLong lowestAbove) {}
+
+  /**
    * One stream commit the table holds.
    *
    * @param version the table version it made (an Iceberg snapshot id, a Delta version)
