@@ -6,13 +6,21 @@ import io.tributary.common.lakehouse.SessionSettings;
 import io.tributary.common.lakehouse.TableAddress;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.delta.DeltaLog;
 import org.apache.spark.sql.delta.Snapshot;
+import org.apache.spark.sql.types.ByteType;
+import org.apache.spark.sql.types.DateType;
+import org.apache.spark.sql.types.IntegerType;
+import org.apache.spark.sql.types.LongType;
+import org.apache.spark.sql.types.ShortType;
+import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import scala.Option;
 import scala.jdk.javaapi.CollectionConverters;
@@ -31,6 +39,8 @@ final class DeltaSilverTable implements SilverTable {
   static final String TXN_VERSION = "spark.databricks.delta.write.txnVersion";
   /** Commits read back first when looking for a batch's commit; the whole history only when they lack it. */
   private static final int RECENT = 100;
+  /** Where Delta's column mapping keeps the name a column has in the files and their statistics. */
+  private static final String PHYSICAL_NAME = "delta.columnMapping.physicalName";
 
   private final SparkSession spark;
   private final TableAddress address;
@@ -140,9 +150,53 @@ final class DeltaSilverTable implements SilverTable {
     });
   }
 
-  /** Delta's file statistics are in its log's state, which only a Spark job reads: not worth a job per batch. */
+  /**
+   * From the statistics Delta keeps per file in its log (its snapshot's state, cached by Delta: one small Spark job
+   * whose code is the same for every batch of the table; the comparisons happen here). Integers and dates only:
+   * Delta keeps a timestamp's statistics in milliseconds.
+   */
   @Override
   public Optional<KeysOutside> keysOutside(String column, long lowest, long highest) {
-    return Optional.empty();
+    refresh();
+    StructField field = null;
+    for (StructField candidate : snapshot.metadata().schema().fields()) {
+      if (candidate.name().equalsIgnoreCase(column)) {
+        field = candidate;
+      }
+    }
+    if (field == null) {
+      return Optional.empty();
+    }
+    String asNumber;
+    if (field.dataType() instanceof DateType) {
+      asNumber = "CAST(unix_date(CAST(%s AS DATE)) AS BIGINT)";
+    } else if (field.dataType() instanceof ByteType || field.dataType() instanceof ShortType
+        || field.dataType() instanceof IntegerType || field.dataType() instanceof LongType) {
+      asNumber = "CAST(%s AS BIGINT)";
+    } else {
+      return Optional.empty();
+    }
+    String statsName = field.metadata().contains(PHYSICAL_NAME) ? field.metadata().getString(PHYSICAL_NAME)
+        : field.name();
+    List<Row> files = snapshot.allFiles().toDF()
+        .selectExpr("from_json(stats, 'minValues MAP<STRING, STRING>, maxValues MAP<STRING, STRING>') AS stats")
+        .selectExpr(String.format(asNumber, "stats.minValues[" + JsonFields.literal(statsName) + "]"),
+            String.format(asNumber, "stats.maxValues[" + JsonFields.literal(statsName) + "]"))
+        .collectAsList();
+    OptionalLong below = OptionalLong.empty();
+    OptionalLong above = OptionalLong.empty();
+    for (Row file : files) {
+      if (file.isNullAt(0) || file.isNullAt(1)) {
+        continue; // read under any bounds
+      }
+      long fileLowest = file.getLong(0);
+      long fileHighest = file.getLong(1);
+      if (fileHighest < lowest && (below.isEmpty() || fileHighest > below.getAsLong())) {
+        below = OptionalLong.of(fileHighest);
+      } else if (fileLowest > highest && (above.isEmpty() || fileLowest < above.getAsLong())) {
+        above = OptionalLong.of(fileLowest);
+      }
+    }
+    return Optional.of(new KeysOutside(below, above));
   }
 }

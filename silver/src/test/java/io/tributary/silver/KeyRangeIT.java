@@ -19,6 +19,11 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import io.tributary.common.config.TableFormat;
+import io.tributary.common.config.TableName;
+import io.tributary.common.lakehouse.TableAddress;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -88,50 +93,70 @@ class KeyRangeIT {
     }
   }
 
-  @Test
-  void batchesWithinTheFilesKeysCompileNothingAndBatchesBeyondThemAreBoundedByTheFiles(SparkSession spark)
-      throws Exception {
+  @SuppressWarnings("unchecked")
+  @ParameterizedTest
+  @EnumSource(TableFormat.class)
+  void batchesWithinTheFilesKeysCompileNothingAndBatchesBeyondThemAreBoundedByTheFiles(TableFormat format,
+      SparkSession spark) throws Exception {
     String catalog = "key_reuse";
     ScratchCatalog.register(spark, catalog, dir.resolve("wh"), "cache-enabled", "false");
-    String name = catalog + ".silver.t";
-    spark.sql("CREATE TABLE " + name + " (k BIGINT, v STRING, " + SilverTables.CHANGE_COLUMNS
-        + ") USING iceberg PARTITIONED BY (bucket(8, k)) TBLPROPERTIES ('format-version' = '3',"
-        + " 'write.merge.mode' = 'merge-on-read', 'write.update.mode' = 'merge-on-read',"
-        + " 'write.delete.mode' = 'merge-on-read')");
-    IcebergSilverTable table = IcebergSilverTable.load(spark, name);
+    String columnsDdl = "k BIGINT, v STRING, " + SilverTables.CHANGE_COLUMNS;
+    SilverTable table;
+    String name;
+    if (format == TableFormat.ICEBERG) {
+      name = catalog + ".silver.t";
+      spark.sql("CREATE TABLE " + name + " (" + columnsDdl + ") USING iceberg PARTITIONED BY (bucket(8, k))"
+          + " TBLPROPERTIES ('format-version' = '3', 'write.merge.mode' = 'merge-on-read',"
+          + " 'write.update.mode' = 'merge-on-read', 'write.delete.mode' = 'merge-on-read')");
+      table = IcebergSilverTable.load(spark, name);
+    } else {
+      String path = dir.resolve("delta/t").toString();
+      name = "delta.`" + path + "`";
+      spark.sql("CREATE TABLE " + name + " (" + columnsDdl + ") USING delta"
+          + " TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')");
+      table = new DeltaSilverTable(spark, new TableAddress(new TableName("silver", "t"), TableFormat.DELTA, name,
+          path));
+    }
     Columns columns = new Columns(StructType.fromDDL("k BIGINT, v STRING"), List.of("k"), SilverTables.CHANGE_NAMES);
     CurrentStateMerge merge = new CurrentStateMerge(table, columns, DeleteMode.TOMBSTONE);
     // Files of negative keys wholly below every batch below, then files spanning 0 to 990.
-    merge.apply(spark, numbered(spark, 1, "v1", keys(-1000, 10)), null, null, Map.of());
-    merge.apply(spark, numbered(spark, 100, "v1", keys(0, 100)), null, null, Map.of());
+    merge.apply(spark, numbered(spark, 1, "v1", keys(-1000, 10)), null, null, batch(1));
+    merge.apply(spark, numbered(spark, 100, "v1", keys(0, 100)), null, null, batch(2));
 
-    // Then batches of keys of one bucket, each range inside the one before (so each batch's file spans the next
-    // batch's range): bounded by the negative keys' files alone, the same bound for each, where the batches' own
-    // lowest and highest keys differ from batch to batch.
-    long[] bucket = spark.sql("SELECT id FROM range(1, 990) WHERE " + catalog + ".system.bucket(8, id) = " + catalog
-        + ".system.bucket(8, 0L) ORDER BY id").collectAsList().stream().mapToLong(row -> row.getLong(0)).toArray();
-    int middle = bucket.length / 2;
-    Dataset<Row> second = numbered(spark, 200, "v2", bucket[0], bucket[middle], bucket[bucket.length - 1]);
-    assertThat(KeyRange.of(second, columns, table).map(range -> range.within("t"))).contains("t.`k` >= -909L");
-    merge.apply(spark, second, null, null, Map.of());
-    // Once more with the deletion vectors the second batch may write, which the table's scan reads from then on.
-    merge.apply(spark, numbered(spark, 250, "v3", bucket[1], bucket[middle + 1], bucket[bucket.length - 2]), null,
-        null, Map.of());
-    Dataset<Row> fourth = numbered(spark, 300, "v4", bucket[2], bucket[middle + 2], bucket[bucket.length - 3]);
-    assertThat(KeyRange.of(fourth, columns, table).map(range -> range.within("t"))).contains("t.`k` >= -909L");
-    long compiledBefore = CodegenMetrics.METRIC_COMPILATION_TIME().getCount();
-    merge.apply(spark, fourth, null, null, Map.of());
-    assertThat(CodegenMetrics.METRIC_COMPILATION_TIME().getCount() - compiledBefore)
-        .as("classes compiled for a batch of other keys within the same files").isZero();
+    // Then batches of keys of one bucket (Delta: of one file, a batch this small), each range inside the one before
+    // (so each batch's file spans the next batch's range): bounded by the negative keys' files alone, the same bound
+    // for each, where the batches' own lowest and highest keys differ from batch to batch. Each batch inserts its
+    // two outer keys and updates one (the same work, so the same plan).
+    List<Long> bucket = spark.sql("SELECT id FROM range(1, 990) WHERE " + catalog + ".system.bucket(8, id) = "
+        + catalog + ".system.bucket(8, 0L) ORDER BY id").as(org.apache.spark.sql.Encoders.LONG()).collectAsList();
+    List<Long> inserted = bucket.stream().filter(key -> key % 10 != 0).toList();
+    List<Long> updated = bucket.stream().filter(key -> key % 10 == 0).toList();
+    Dataset<Row>[] batches = new Dataset[3];
+    for (int i = 0; i < batches.length; i++) {
+      batches[i] = numbered(spark, 200 + 10 * i, "v" + (i + 2), inserted.get(i), updated.get(i),
+          inserted.get(inserted.size() - 1 - i));
+      assertThat(KeyRange.of(batches[i], columns, table).map(range -> range.within("t"))).as("batch " + i)
+          .contains("t.`k` >= -909L");
+      long compiledBefore = CodegenMetrics.METRIC_COMPILATION_TIME().getCount();
+      merge.apply(spark, batches[i], null, null, batch(3 + i));
+      // The first batch updates a table without deleted rows, the second one with them: the third runs their code.
+      if (i == 2) {
+        assertThat(CodegenMetrics.METRIC_COMPILATION_TIME().getCount() - compiledBefore)
+            .as("classes compiled for a batch of other keys within the same files").isZero();
+      }
+    }
     assertThat(spark.sql("SELECT v, count(*) FROM " + name + " GROUP BY v ORDER BY v").collectAsList())
-        .map(Row::toString).containsExactly("[v1," + (110 - java.util.Arrays.stream(new long[] {bucket[0],
-            bucket[middle], bucket[bucket.length - 1], bucket[1], bucket[middle + 1], bucket[bucket.length - 2],
-            bucket[2], bucket[middle + 2], bucket[bucket.length - 3]}).filter(key -> key % 10 == 0).count()) + "]",
-            "[v2,3]", "[v3,3]", "[v4,3]");
+        .map(Row::toString).containsExactly("[v1,107]", "[v2,3]", "[v3,3]", "[v4,3]");
+    assertThat(spark.sql("SELECT count(*) FROM " + name).first().getLong(0)).isEqualTo(116);
 
     // Beyond the table: bounded just above its files' highest key, with no upper bound (no file lies above).
     Optional<KeyRange> beyond = KeyRange.of(numbered(spark, 400, "v4", 2000, 2500), columns, table);
     assertThat(beyond.map(range -> range.within("t"))).contains("t.`k` >= 991L");
+  }
+
+  /** The commit of a test stream's batch {@code id}. */
+  private static Map<String, String> batch(long id) {
+    return Map.of(CommittedBatches.STREAM_ID, "key-range-test", CommittedBatches.BATCH_ID, String.valueOf(id));
   }
 
   /** {@code count} keys from {@code first}, 10 apart. */
