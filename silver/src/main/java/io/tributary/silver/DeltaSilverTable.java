@@ -157,7 +157,6 @@ final class DeltaSilverTable implements SilverTable {
    */
   @Override
   public Optional<KeysOutside> keysOutside(String column, long lowest, long highest) {
-    refresh();
     StructField field = null;
     for (StructField candidate : snapshot.metadata().schema().fields()) {
       if (candidate.name().equalsIgnoreCase(column)) {

@@ -126,14 +126,9 @@ final class IcebergSilverTable implements SilverTable {
     });
   }
 
-  /**
-   * From the manifests of the current snapshot (read again first: a file missed makes the bounds wider, and a table
-   * loaded before its first commit would get none), in this process: the scan plans only the files that may hold
-   * keys outside the range.
-   */
+  /** From the manifests, in this process: the scan plans only the files that may hold keys outside the range. */
   @Override
   public Optional<KeysOutside> keysOutside(String column, long lowest, long highest) {
-    table.refresh();
     Types.NestedField field = table.schema().caseInsensitiveFindField(column);
     if (field == null || !field.type().isPrimitiveType()) {
       return Optional.empty();

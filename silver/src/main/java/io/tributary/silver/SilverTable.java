@@ -53,8 +53,9 @@ interface SilverTable {
 
   /**
    * What the data files' column statistics say about whole-number key {@code column} (as Spark holds it: days for a
-   * date, microseconds for a timestamp) outside {@code lowest} to {@code highest}; empty when the format cannot
-   * answer without a Spark job.
+   * date, microseconds for a timestamp) outside {@code lowest} to {@code highest}, as of the last {@link #refresh()}
+   * (a view behind the table changes only which files are read, never which rows can match); empty when the
+   * format cannot tell.
    */
   Optional<KeysOutside> keysOutside(String column, long lowest, long highest);
 

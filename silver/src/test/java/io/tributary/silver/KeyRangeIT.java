@@ -73,7 +73,8 @@ class KeyRangeIT {
           + ") USING iceberg PARTITIONED BY (bucket(8, k)) TBLPROPERTIES ('format-version' = '2',"
           + " 'write.merge.mode' = 'merge-on-read', 'write.update.mode' = 'merge-on-read',"
           + " 'write.delete.mode' = 'merge-on-read')");
-      CurrentStateMerge merge = new CurrentStateMerge(IcebergSilverTable.load(spark, name), new Columns(StructType.fromDDL("k " + keys.type()
+      IcebergSilverTable silver = IcebergSilverTable.load(spark, name);
+      CurrentStateMerge merge = new CurrentStateMerge(silver, new Columns(StructType.fromDDL("k " + keys.type()
           + ", v STRING"), List.of("k"), SilverTables.CHANGE_NAMES), DeleteMode.TOMBSTONE);
       List<String> k = keys.keys();
 
@@ -81,6 +82,7 @@ class KeyRangeIT {
       merge.apply(spark, changes(spark, keys.type(), 20, "v2", k.get(0), k.get(2)), null, null, Map.of());
       assertThat(values(spark, name)).as(keys.type()).containsExactly("v2", "v1", "v2");
 
+      silver.refresh(); // as a stream's batch does before its merge
       Scans.REPORTS.clear();
       merge.apply(spark, changes(spark, keys.type(), 30, "v3", k.get(3)), null, null, Map.of());
       assertThat(values(spark, name)).as(keys.type()).containsExactly("v2", "v1", "v2", "v3");
@@ -122,6 +124,7 @@ class KeyRangeIT {
     // Files of negative keys wholly below every batch below, then files spanning 0 to 990.
     merge.apply(spark, numbered(spark, 1, "v1", keys(-1000, 10)), null, null, batch(1));
     merge.apply(spark, numbered(spark, 100, "v1", keys(0, 100)), null, null, batch(2));
+    table.refresh(); // as a stream's batch does before its merge
 
     // Then batches of keys of one bucket (Delta: of one file, a batch this small), each range inside the one before
     // (so each batch's file spans the next batch's range): bounded by the negative keys' files alone, the same bound
@@ -139,6 +142,7 @@ class KeyRangeIT {
           .contains("t.`k` >= -909L");
       long compiledBefore = CodegenMetrics.METRIC_COMPILATION_TIME().getCount();
       merge.apply(spark, batches[i], null, null, batch(3 + i));
+      table.refresh();
       // The first batch updates a table without deleted rows, the second one with them: the third runs their code.
       if (i == 2) {
         assertThat(CodegenMetrics.METRIC_COMPILATION_TIME().getCount() - compiledBefore)
