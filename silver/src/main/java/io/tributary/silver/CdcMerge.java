@@ -134,7 +134,7 @@ final class CdcMerge implements MicroBatchTarget {
     Dataset<Row> decoded = decode(envelopes, schema, key, stream).localCheckpoint();
     long readAt = System.nanoTime();
     try {
-      BatchSummary summary = BatchSummary.of(decoded);
+      BatchSummary summary = BatchSummary.of(decoded, key.get(0));
       // Each commit of table state below checks first that the table is still this stream's (a rebuild or rollback
       // may have switched it since the batch began).
       if (entity.schemaEvolution() == SchemaEvolution.EVOLVE && summary.needsSchemaChange()
@@ -143,7 +143,7 @@ final class CdcMerge implements MicroBatchTarget {
         silver.refresh();
         schema = SilverTables.entitySchema(silver);
         decoded = decode(envelopes, schema, key, stream).localCheckpoint();
-        summary = BatchSummary.of(decoded);
+        summary = BatchSummary.of(decoded, key.get(0));
       }
       checkQuarantineShare(decoded, summary, batchId);
       if (summary.tombstones() > 0 && entity.decoder() == SilverEntity.Decoder.JSON) {
@@ -168,8 +168,9 @@ final class CdcMerge implements MicroBatchTarget {
       if (entity.history() == SilverEntity.History.SCD2) {
         new HistoryMerge(silver, columns).apply(spark, changes, !summary.truncates().isEmpty(), all, commit);
       } else {
-        new CurrentStateMerge(silver, columns, entity.deleteMode())
-            .apply(spark, changes, Truncates.latest(summary.truncates()), Truncates.latest(all), commit);
+        new CurrentStateMerge(silver, columns, entity.deleteMode()).apply(spark, changes,
+            KeyRange.of(key.get(0), summary.keyType(), summary.keySpan(), silver), Truncates.latest(summary.truncates()),
+            Truncates.latest(all), commit);
       }
       long mergedAt = System.nanoTime();
       LOG.info("silver-{} batch {}: {} changes, {} quarantined, {} truncates, {} tombstones; read and decode {} ms,"

@@ -35,8 +35,15 @@ final class CurrentStateMerge {
     this.deleteMode = deleteMode;
   }
 
+  /** {@link #apply(SparkSession, Dataset, Optional, Truncate, Truncate, Map)} with a job of its own for the range. */
   void apply(SparkSession spark, Dataset<Row> changes, Truncate truncateInBatch, Truncate latestTruncate,
       Map<String, String> commit) throws Exception {
+    apply(spark, changes, KeyRange.of(changes, columns, target), truncateInBatch, latestTruncate, commit);
+  }
+
+  /** @param range the changes' key range on the table ({@link KeyRange}) */
+  void apply(SparkSession spark, Dataset<Row> changes, Optional<KeyRange> range, Truncate truncateInBatch,
+      Truncate latestTruncate, Map<String, String> commit) throws Exception {
     if (truncateInBatch != null) {
       // Not marked as the batch's commit: a crash before the MERGE replays the batch, and this finds nothing left.
       spark.sql(deleteMode == DeleteMode.HARD
@@ -57,7 +64,6 @@ final class CurrentStateMerge {
     }
     String view = "tributary_changes_" + Math.abs((long) table.hashCode()) + "_" + System.nanoTime();
     latest.createOrReplaceTempView(view);
-    Optional<KeyRange> range = KeyRange.of(changes, columns, target);
     try {
       if (target.format() == TableFormat.ICEBERG) {
         BucketAlignedJoin.run(spark, () -> target.commit(commit, () -> spark.sql(mergeStatement(view, range))));

@@ -33,30 +33,43 @@ import org.apache.spark.sql.types.TimestampType;
 record KeyRange(String column, Optional<String> lowest, Optional<String> highest) {
 
   /**
-   * The bounds for {@code changes} on {@code table}; empty for a type without a useful order, no keys, or when no
-   * bound would skip a file.
+   * The bounds for {@code changes} on {@code table}, with a Spark job of their own for the changes' span; empty for
+   * a type without a useful order, no keys, or when no bound would skip a file. A stream's batch finds the span in
+   * its summary's job instead ({@link #span}).
    */
   static Optional<KeyRange> of(Dataset<Row> changes, Columns columns, SilverTable table) {
     String column = columns.key().get(0);
     StructType schema = changes.schema();
     DataType type = schema.fields()[schema.fieldIndex(column)].dataType();
+    Optional<String> span = span(Columns.quote(column), type);
+    return span.isEmpty() ? Optional.empty()
+        : of(column, type, changes.selectExpr(span.get()).first().getStruct(0), table);
+  }
+
+  /**
+   * An aggregate expression for the span of {@code key}, an expression of the first key column's {@code type}: a
+   * struct of its lowest and highest value (whole numbers as Spark holds them: days, microseconds); empty for a type
+   * without a useful order.
+   */
+  static Optional<String> span(String key, DataType type) {
     if (!ordered(type)) {
       return Optional.empty();
     }
-    String quoted = Columns.quote(column);
-    Optional<String> count = wholeNumber(quoted, type);
-    Row range = count.isPresent()
-        ? changes.selectExpr("min(" + count.get() + ")", "max(" + count.get() + ")").first()
-        : changes.selectExpr("min(" + quoted + ")", "max(" + quoted + ")").first();
-    if (range.isNullAt(0)) {
+    String value = wholeNumber(key, type).orElse(key);
+    return Optional.of("named_struct('lowest', min(" + value + "), 'highest', max(" + value + "))");
+  }
+
+  /** The bounds for a batch whose first key column, {@code column} of {@code type}, spans {@code span}. */
+  static Optional<KeyRange> of(String column, DataType type, Row span, SilverTable table) {
+    if (span == null || span.isNullAt(0)) {
       return Optional.empty();
     }
-    if (count.isEmpty()) {
-      return Optional.of(new KeyRange(column, Optional.of(literal(range.get(0), type)),
-          Optional.of(literal(range.get(1), type))));
+    if (wholeNumber(column, type).isEmpty()) {
+      return Optional.of(new KeyRange(column, Optional.of(literal(span.get(0), type)),
+          Optional.of(literal(span.get(1), type))));
     }
-    long lowest = range.getLong(0);
-    long highest = range.getLong(1);
+    long lowest = span.getLong(0);
+    long highest = span.getLong(1);
     Optional<SilverTable.KeysOutside> outside = table.keysOutside(column, lowest, highest);
     if (outside.isEmpty()) {
       return Optional.of(new KeyRange(column, Optional.of(counted(lowest, type)), Optional.of(counted(highest, type))));
