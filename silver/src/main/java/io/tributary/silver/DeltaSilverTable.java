@@ -4,6 +4,7 @@ import io.tributary.common.config.TableFormat;
 import io.tributary.common.lakehouse.DeltaCommitMetadata;
 import io.tributary.common.lakehouse.SessionSettings;
 import io.tributary.common.lakehouse.TableAddress;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.List;
@@ -91,14 +92,14 @@ final class DeltaSilverTable implements SilverTable {
 
   /** The newest batch of the stream: the transaction version Delta recorded for it, less one. */
   @Override
-  public java.util.OptionalLong newestBatch(String streamId) {
+  public OptionalLong newestBatch(String streamId) {
     Option<Object> version = snapshot.transactions().get(streamId);
-    return version.isDefined() ? java.util.OptionalLong.of(((Long) version.get()) - 1) : java.util.OptionalLong.empty();
+    return version.isDefined() ? OptionalLong.of(((Long) version.get()) - 1) : OptionalLong.empty();
   }
 
   @Override
   public Optional<BatchCommit> newestCommit(String streamId) {
-    java.util.OptionalLong batch = newestBatch(streamId);
+    OptionalLong batch = newestBatch(streamId);
     if (batch.isEmpty()) {
       return Optional.empty();
     }
@@ -182,20 +183,12 @@ final class DeltaSilverTable implements SilverTable {
         .selectExpr(String.format(asNumber, "stats.minValues[" + JsonFields.literal(statsName) + "]"),
             String.format(asNumber, "stats.maxValues[" + JsonFields.literal(statsName) + "]"))
         .collectAsList();
-    OptionalLong below = OptionalLong.empty();
-    OptionalLong above = OptionalLong.empty();
+    List<FileKeys> spans = new ArrayList<>();
     for (Row file : files) {
-      if (file.isNullAt(0) || file.isNullAt(1)) {
-        continue; // read under any bounds
-      }
-      long fileLowest = file.getLong(0);
-      long fileHighest = file.getLong(1);
-      if (fileHighest < lowest && (below.isEmpty() || fileHighest > below.getAsLong())) {
-        below = OptionalLong.of(fileHighest);
-      } else if (fileLowest > highest && (above.isEmpty() || fileLowest < above.getAsLong())) {
-        above = OptionalLong.of(fileLowest);
+      if (!file.isNullAt(0) && !file.isNullAt(1)) { // a file without statistics is read under any bounds
+        spans.add(new FileKeys(file.getLong(0), file.getLong(1)));
       }
     }
-    return Optional.of(new KeysOutside(below, above));
+    return Optional.of(KeysOutside.of(lowest, highest, spans));
   }
 }

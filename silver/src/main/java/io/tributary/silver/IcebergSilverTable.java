@@ -2,6 +2,7 @@ package io.tributary.silver;
 
 import io.tributary.common.config.TableFormat;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -83,9 +84,9 @@ final class IcebergSilverTable implements SilverTable {
   }
 
   @Override
-  public java.util.OptionalLong newestBatch(String streamId) {
-    return newestCommit(streamId).map(commit -> java.util.OptionalLong.of(commit.batchId()))
-        .orElse(java.util.OptionalLong.empty());
+  public OptionalLong newestBatch(String streamId) {
+    return newestCommit(streamId).map(commit -> OptionalLong.of(commit.batchId()))
+        .orElse(OptionalLong.empty());
   }
 
   @Override
@@ -138,10 +139,7 @@ final class IcebergSilverTable implements SilverTable {
     if (low == null || high == null) {
       return Optional.empty();
     }
-    long below = Long.MIN_VALUE;
-    long above = Long.MAX_VALUE;
-    boolean anyBelow = false;
-    boolean anyAbove = false;
+    List<FileKeys> spans = new ArrayList<>();
     try (CloseableIterable<FileScanTask> files = table.newScan().caseSensitive(false)
         .filter(Expressions.or(Expressions.lessThan(field.name(), low), Expressions.greaterThan(field.name(), high)))
         .includeColumnStats(List.of(field.name())).planFiles()) {
@@ -152,21 +150,14 @@ final class IcebergSilverTable implements SilverTable {
             || uppers.get(field.fieldId()) == null) {
           continue; // read under any bounds
         }
-        long fileLowest = ((Number) Conversions.fromByteBuffer(field.type(), lowers.get(field.fieldId()))).longValue();
-        long fileHighest = ((Number) Conversions.fromByteBuffer(field.type(), uppers.get(field.fieldId()))).longValue();
-        if (fileHighest < lowest) {
-          below = Math.max(below, fileHighest);
-          anyBelow = true;
-        } else if (fileLowest > highest) {
-          above = Math.min(above, fileLowest);
-          anyAbove = true;
-        }
+        spans.add(new FileKeys(
+            ((Number) Conversions.fromByteBuffer(field.type(), lowers.get(field.fieldId()))).longValue(),
+            ((Number) Conversions.fromByteBuffer(field.type(), uppers.get(field.fieldId()))).longValue()));
       }
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException("cannot plan the files of " + name, e);
     }
-    return Optional.of(new KeysOutside(anyBelow ? OptionalLong.of(below) : OptionalLong.empty(),
-        anyAbove ? OptionalLong.of(above) : OptionalLong.empty()));
+    return Optional.of(KeysOutside.of(lowest, highest, spans));
   }
 
   /** {@code value} as Iceberg's literal of a whole-number type, or null for any other type. */

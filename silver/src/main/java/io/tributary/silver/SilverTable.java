@@ -4,6 +4,7 @@ import io.tributary.common.config.TableFormat;
 import io.tributary.common.lakehouse.TableAddress;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -34,7 +35,7 @@ interface SilverTable {
   StructType schema();
 
   /** The batch of the newest commit stream {@code streamId} made to the table; cheaper than its commit. */
-  java.util.OptionalLong newestBatch(String streamId);
+  OptionalLong newestBatch(String streamId);
 
   /** The newest commit in the table's current history made by stream {@code streamId}. */
   Optional<BatchCommit> newestCommit(String streamId);
@@ -63,7 +64,25 @@ interface SilverTable {
    * @param highestBelow the highest key of the files whose keys all lie below the range, if any
    * @param lowestAbove the lowest key of the files whose keys all lie above it, if any
    */
-  record KeysOutside(java.util.OptionalLong highestBelow, java.util.OptionalLong lowestAbove) {}
+  record KeysOutside(OptionalLong highestBelow, OptionalLong lowestAbove) {
+
+    /** Folds the key spans of the files that may hold keys outside {@code lowest} to {@code highest}. */
+    static KeysOutside of(long lowest, long highest, Iterable<FileKeys> files) {
+      OptionalLong below = OptionalLong.empty();
+      OptionalLong above = OptionalLong.empty();
+      for (FileKeys file : files) {
+        if (file.highest() < lowest && (below.isEmpty() || file.highest() > below.getAsLong())) {
+          below = OptionalLong.of(file.highest());
+        } else if (file.lowest() > highest && (above.isEmpty() || file.lowest() < above.getAsLong())) {
+          above = OptionalLong.of(file.lowest());
+        }
+      }
+      return new KeysOutside(below, above);
+    }
+  }
+
+  /** The lowest and highest key one data file holds, from its statistics. */
+  record FileKeys(long lowest, long highest) {}
 
   /**
    * One stream commit the table holds.
