@@ -295,7 +295,7 @@ class MaintenanceIT {
   /**
    * Delta next to a silver stream: VACUUM of bronze keeps the files of the versions the stream has not read (an
    * OPTIMIZE replaced them) however short the retention, and deletes them once it has; on the silver table, tombstones
-   * are purged and the deletion vectors that MERGE and that purge leave are rewritten away, rows intact.
+   * are purged and the deletion vectors that an UPDATE and that purge leave are rewritten away, rows intact.
    */
   @Test
   void deltaVacuumSparesWhatASilverStreamHasNotReadAndDeletionVectorsArePurged() throws Exception {

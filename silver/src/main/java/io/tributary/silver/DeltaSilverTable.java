@@ -40,6 +40,22 @@ final class DeltaSilverTable implements SilverTable {
   static final String TXN_VERSION = "spark.databricks.delta.write.txnVersion";
   /** Commits read back first when looking for a batch's commit; the whole history only when they lack it. */
   private static final int RECENT = 100;
+  /**
+   * The table property that sets below how many bytes of data a table's rows are replaced by rewriting their files
+   * (copy-on-write) rather than marked by deletion vectors; {@link #COPY_ON_WRITE_BELOW_DEFAULT} when unset.
+   */
+  static final String COPY_ON_WRITE_BELOW = "tributary.copy-on-write-below-bytes";
+  /**
+   * 8 MiB. A MERGE of 1,000 changes (35% updates of random keys) took, median of 6 to 12 (docs/BENCHMARKS.md):
+   * 10,000 keys (0.2 MB) 1,586 ms marking and 964 ms rewriting; 100,000 keys (2 MB) 1,666 and 1,232 ms; 1,000,000 keys
+   * (18 MB) 2,094 and 2,215 ms. Marking costs a second pass (Delta writes the new rows, then the deletion vectors);
+   * rewriting costs the bytes of the files touched, which random keys make the whole table.
+   */
+  static final long COPY_ON_WRITE_BELOW_DEFAULT = 8L << 20;
+  private static final List<String> PERSISTENT_DELETION_VECTORS = List.of(
+      "spark.databricks.delta.merge.deletionVectors.persistent",
+      "spark.databricks.delta.update.deletionVectors.persistent",
+      "spark.databricks.delta.delete.deletionVectors.persistent");
   /** Where Delta's column mapping keeps the name a column has in the files and their statistics. */
   private static final String PHYSICAL_NAME = "delta.columnMapping.physicalName";
 
@@ -140,7 +156,29 @@ final class DeltaSilverTable implements SilverTable {
       settings.put(TXN_APP_ID, streamId);
       settings.put(TXN_VERSION, String.valueOf(batchId + 1));
     }
+    if (rewritesFiles()) {
+      PERSISTENT_DELETION_VECTORS.forEach(setting -> settings.put(setting, "false"));
+    }
     return SessionSettings.with(spark, settings, statement);
+  }
+
+  /**
+   * Whether the batch's MERGE, UPDATE or DELETE replaces rows by rewriting their files: on a table smaller than its
+   * {@link #COPY_ON_WRITE_BELOW} property (8 MiB unless set), where rewriting the files costs less than Delta's
+   * second pass for deletion vectors. Larger tables get deletion vectors (when the table has them on).
+   */
+  boolean rewritesFiles() {
+    String below = properties().get(COPY_ON_WRITE_BELOW);
+    long limit = COPY_ON_WRITE_BELOW_DEFAULT;
+    if (below != null) {
+      try {
+        limit = Long.parseLong(below.trim());
+      } catch (NumberFormatException e) {
+        throw new IllegalStateException(name() + ": table property " + COPY_ON_WRITE_BELOW
+            + " must be a number of bytes, not '" + below + "'");
+      }
+    }
+    return snapshot.sizeInBytes() < limit;
   }
 
   @Override

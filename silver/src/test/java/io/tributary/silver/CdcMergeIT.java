@@ -169,9 +169,9 @@ class CdcMergeIT {
         table(table)));
   }
 
-  /** Sets the running test's format from a case name: iceberg-v3, iceberg-v2 or delta; returns the Iceberg version. */
+  /** Sets the running test's format from a case name: iceberg-v3, iceberg-v2 or delta...; returns the Iceberg version. */
   private int use(String layout) {
-    format = layout.equals("delta") ? TableFormat.DELTA : TableFormat.ICEBERG;
+    format = layout.startsWith("delta") ? TableFormat.DELTA : TableFormat.ICEBERG;
     catalog += "_" + layout.replace('-', '_');
     return format == TableFormat.DELTA ? 0 : Integer.parseInt(layout.substring(layout.length() - 1));
   }
@@ -234,10 +234,15 @@ class CdcMergeIT {
   }
 
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {"iceberg-v3", "iceberg-v2", "delta"})
+  @ValueSource(strings = {"iceberg-v3", "iceberg-v2", "delta", "delta-deletion-vectors"})
   void lateChangesLoseDeletesStayDeletedAndReplaysAreSkipped(String layout) throws Exception {
     int formatVersion = use(layout);
     CdcMerge merge = merge("people", formatVersion == 2 ? "format-version = 2" : "");
+    if (layout.equals("delta-deletion-vectors")) {
+      // A table this small is rewritten unless told otherwise (DeltaSilverTable.rewritesFiles).
+      spark.sql("ALTER TABLE " + table("people") + " SET TBLPROPERTIES ('" + DeltaSilverTable.COPY_ON_WRITE_BELOW
+          + "' = '0')");
+    }
     merge.apply(batch(change("c", 1, 100), change("u", 1, 300), change("c", 2, 110), change("c", 3, 120),
         change("d", 3, 400)), 0);
     assertThat(state("people")).isEqualTo(Map.of(1L, "1@300/live", 2L, "2@110/live", 3L, "3@400/deleted-d"));
@@ -253,8 +258,19 @@ class CdcMergeIT {
     assertThat(state("people")).isEqualTo(afterLate);
     if (format == TableFormat.DELTA) {
       assertThat(spark.sql("DESCRIBE DETAIL " + table("people")).select("properties").first().<String, String>getJavaMap(0))
-          .as("replaced rows are marked by deletion vectors").containsEntry("delta.enableDeletionVectors", "true");
-      assertThat(filesWithDeletionVectors("people")).isPositive();
+          .as("the table has deletion vectors on").containsEntry("delta.enableDeletionVectors", "true");
+      Map<String, String> lateMerge = spark.sql("DESCRIBE HISTORY " + table("people"))
+          .where("operation = 'MERGE'").orderBy(org.apache.spark.sql.functions.col("version").desc())
+          .select("operationMetrics").first().getJavaMap(0);
+      if (layout.equals("delta")) {
+        assertThat(filesWithDeletionVectors("people")).as("a small table's replaced rows are rewritten").isZero();
+        assertThat(Long.parseLong(lateMerge.get("numTargetFilesRemoved"))).isPositive();
+        assertThat(lateMerge).containsEntry("numTargetDeletionVectorsAdded", "0");
+      } else {
+        assertThat(filesWithDeletionVectors("people")).as("replaced rows are marked by deletion vectors")
+            .isPositive();
+        assertThat(Long.parseLong(lateMerge.get("numTargetDeletionVectorsAdded"))).isPositive();
+      }
       kernelReadsWhatSparkReads("people");
       return;
     }
