@@ -52,10 +52,8 @@ final class DeltaSilverTable implements SilverTable {
    * rewriting costs the bytes of the files touched, which random keys make the whole table.
    */
   static final long COPY_ON_WRITE_BELOW_DEFAULT = 8L << 20;
-  private static final List<String> PERSISTENT_DELETION_VECTORS = List.of(
-      "spark.databricks.delta.merge.deletionVectors.persistent",
-      "spark.databricks.delta.update.deletionVectors.persistent",
-      "spark.databricks.delta.delete.deletionVectors.persistent");
+  /** Delta's setting that, false, has a MERGE rewrite the files it changes even on a table with deletion vectors. */
+  private static final String MERGE_DELETION_VECTORS = "spark.databricks.delta.merge.deletionVectors.persistent";
   /** Where Delta's column mapping keeps the name a column has in the files and their statistics. */
   private static final String PHYSICAL_NAME = "delta.columnMapping.physicalName";
 
@@ -157,17 +155,18 @@ final class DeltaSilverTable implements SilverTable {
       settings.put(TXN_VERSION, String.valueOf(batchId + 1));
     }
     if (rewritesFiles()) {
-      PERSISTENT_DELETION_VECTORS.forEach(setting -> settings.put(setting, "false"));
+      settings.put(MERGE_DELETION_VECTORS, "false");
     }
     return SessionSettings.with(spark, settings, statement);
   }
 
   /**
-   * Whether the batch's MERGE, UPDATE or DELETE replaces rows by rewriting their files: on a table smaller than its
-   * {@link #COPY_ON_WRITE_BELOW} property (8 MiB unless set), where rewriting the files costs less than Delta's
-   * second pass for deletion vectors. Larger tables get deletion vectors (when the table has them on).
+   * Whether the batch's MERGE (the only statement a batch commits that replaces rows) rewrites the files it changes:
+   * on a table smaller than its {@link #COPY_ON_WRITE_BELOW} property (8 MiB unless set), where rewriting the files
+   * costs less than Delta's second pass for deletion vectors. Larger tables get deletion vectors (when the table has
+   * them on).
    */
-  boolean rewritesFiles() {
+  private boolean rewritesFiles() {
     String below = properties().get(COPY_ON_WRITE_BELOW);
     long limit = COPY_ON_WRITE_BELOW_DEFAULT;
     if (below != null) {
