@@ -24,6 +24,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -52,9 +54,13 @@ class DiskFullIT {
       BronzeFixture fixture = new BronzeFixture(broker, dir);
       fixture.createTopics(2, "customers", "orders");
       // Orders only (one entity, one stream each way): what is tested is the failure and the recovery, not merging.
+      // Their hour lies inside one day, whatever the time of the run: bronze is partitioned by the day of the Kafka
+      // timestamp and compaction needs five small files in a partition, so an hour across midnight would split the
+      // runs' eight files into two partitions with nothing to rewrite, and the full disk would never be met.
+      Instant start = LocalDate.now(ZoneOffset.UTC).minusDays(1).atTime(10, 0).toInstant(ZoneOffset.UTC);
       List<GeneratedRecord> generated = new ArrayList<>();
       ShopEventGenerator.records(new GeneratorOptions(300, 0, 50, 0.3, 0.05, 0.02, false,
-          Instant.now().minus(Duration.ofHours(2)), Duration.ofHours(1), 31)).forEachRemaining(record -> {
+          start, Duration.ofHours(1), 31)).forEachRemaining(record -> {
             if (record.topic().equals(GeneratorOptions.ORDERS_TOPIC)) {
               generated.add(record);
             }
@@ -103,7 +109,7 @@ class DiskFullIT {
           .isEqualTo(SilverMergeIT.malformed(generated, GeneratorOptions.ORDERS_TOPIC));
 
       // Gold: the model's table is never half made.
-      String date = java.time.LocalDate.now(java.time.ZoneOffset.UTC).toString();
+      String date = LocalDate.now(ZoneOffset.UTC).toString();
       ballast = fill(warehouse);
       assertFullDiskLine(CommandRun.of("gold", "--config", configFile.toString(), "--date", date), "gold", warehouse,
           dir, StorageFull.GOLD_RUN);
