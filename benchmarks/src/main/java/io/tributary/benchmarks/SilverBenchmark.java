@@ -34,7 +34,8 @@ import org.apache.spark.sql.functions;
  * <p>Then {@code small-batches} batches of 1,000 changes, each merged by its own run: the cost of a small batch.
  *
  * <p>Run with {@code bin/tributary bench-silver [--keys N] [--changes N] [--max-rows-per-trigger N]
- * [--encodings json,avro] [--formats iceberg,delta] [--small-batches N]}; with both encodings the same changes also go through the Avro decoder ({@link
+ * [--encodings json,avro] [--formats iceberg,delta] [--small-batches N] [--small-batch-changes mixed,inserts]}; with
+ * both encodings the same changes also go through the Avro decoder ({@link
  * AvroChangeEvents}), each entity timed alone.
  */
 public final class SilverBenchmark {
@@ -77,7 +78,8 @@ public final class SilverBenchmark {
 
   public static void main(String[] args) throws Exception {
     Arguments options = BenchmarkWorkspace.arguments("bench-silver", args,
-        Set.of("keys", "changes", "max-rows-per-trigger", "encodings", "formats", "small-batches"), """
+        Set.of("keys", "changes", "max-rows-per-trigger", "encodings", "formats", "small-batches",
+            "small-batch-changes"), """
         Silver merge throughput against the ceiling of the same read, parse and append without a merge; the initial
         load; small batches.
           --keys N                   keys in the table (default 1000000)
@@ -87,6 +89,9 @@ public final class SilverBenchmark {
           --formats L                the silver table's format: iceberg, delta or both: iceberg,delta
                                      (default iceberg)
           --small-batches N          small batches timed after the large ones (default 21)
+          --small-batch-changes L    what the small batches hold: mixed (65% inserts of new keys, 30% updates
+                                     and 5% deletes of existing ones), inserts (of new keys only: an insert
+                                     stream), or both in turn: mixed,inserts (default mixed)
         """);
     long keys = BenchmarkWorkspace.positive(options, "keys", "1000000");
     long changes = BenchmarkWorkspace.positive(options, "changes", "1000000");
@@ -94,6 +99,8 @@ public final class SilverBenchmark {
     long smallBatches = BenchmarkWorkspace.positive(options, "small-batches", "21");
     List<Encoding> encodings = BenchmarkWorkspace.values(options, "encodings", "json", Encoding.class);
     List<TableFormat> formats = BenchmarkWorkspace.values(options, "formats", "iceberg", TableFormat.class);
+    List<SmallChanges> smallChanges = BenchmarkWorkspace.values(options, "small-batch-changes", "mixed",
+        SmallChanges.class);
     // Confluent's registry is not served here: the tests' stand-in answers the Confluent REST API on 127.0.0.1.
     // The decoder fetches each schema id once and caches it, so the registry is off the measured path.
     try (SchemaRegistryStandIn registry = new SchemaRegistryStandIn();
@@ -104,7 +111,7 @@ public final class SilverBenchmark {
       AvroChangeEvents avro = new AvroChangeEvents(registry.register(AvroChangeEvents.KEY_SCHEMA),
           registry.register(AvroChangeEvents.VALUE_SCHEMA));
       workspace.report(new SilverBenchmark(workspace, avro, maxRows).run(keys, changes, encodings, formats,
-          smallBatches));
+          smallBatches, smallChanges));
     }
     System.exit(0);
   }
@@ -117,6 +124,22 @@ public final class SilverBenchmark {
     Set<Encoding> written = java.util.EnumSet.of(Encoding.JSON);
     written.addAll(encodings);
     return written;
+  }
+
+  /** What the small batches hold. */
+  enum SmallChanges {
+    /** As the large batches: 65% inserts of new keys, 30% updates and 5% deletes of existing keys. */
+    MIXED,
+    /** Inserts of new keys only (an insert stream, an append-mostly table): no file holds their keys. */
+    INSERTS
+  }
+
+  /** Small batches of one kind into one variant's table. */
+  record SmallRun(Variant variant, SmallChanges changes) {
+    @Override
+    public String toString() {
+      return variant + (changes == SmallChanges.INSERTS ? ", inserts only," : "");
+    }
   }
 
   /** One measured entity: an encoding of the changes, merged into a silver table of one format. */
@@ -182,8 +205,8 @@ public final class SilverBenchmark {
   /** What one variant's entity did. */
   private record Measured(Variant variant, long loadMillis, Rate merge, Rate mergeWall, long commitsBefore) {}
 
-  private String run(long keys, long changes, List<Encoding> encodings, List<TableFormat> formats, long smallBatches)
-      throws Exception {
+  private String run(long keys, long changes, List<Encoding> encodings, List<TableFormat> formats, long smallBatches,
+      List<SmallChanges> smallChanges) throws Exception {
     List<Variant> variants = new ArrayList<>();
     for (TableFormat format : formats) {
       encodings.forEach(encoding -> variants.add(new Variant(encoding, format)));
@@ -228,8 +251,12 @@ public final class SilverBenchmark {
       measured.add(new Measured(variant, loads.get(variant), merge, mergeWall, commitsBefore.get(variant)));
     }
 
-    Map<Variant, List<ProgressCollector.Batch>> small = smallBatches(progress, encodings, variants, keys, changes,
-        smallBatches);
+    Map<SmallRun, List<ProgressCollector.Batch>> small = new java.util.LinkedHashMap<>();
+    long smallFrom = changes;
+    for (SmallChanges kind : smallChanges) {
+      small.putAll(smallBatches(progress, encodings, variants, keys, smallFrom, smallBatches, kind));
+      smallFrom += smallBatches * SMALL_BATCH;
+    }
 
     System.out.println("== ceiling: read the same bronze rows, parse, append the after images to a plain table");
     long ceilingStart = System.nanoTime();
@@ -243,10 +270,12 @@ public final class SilverBenchmark {
     StringBuilder text = new StringBuilder();
     text.append("# Silver merge throughput, ").append(LocalDateTime.now().withNano(0)).append("\n\n");
     text.append(String.format("Machine: %d cores, Java %s, Spark master %s. Command: `bin/tributary bench-silver"
-        + " --keys %d --changes %d --max-rows-per-trigger %d --encodings %s --formats %s --small-batches %d`.%n%n",
+        + " --keys %d --changes %d --max-rows-per-trigger %d --encodings %s --formats %s --small-batches %d"
+        + " --small-batch-changes %s`.%n%n",
         Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), spark.sparkContext().master(),
         keys, changes, maxRows, String.join(",", encodings.stream().map(ConfigNames::of).toList()),
-        String.join(",", formats.stream().map(ConfigNames::of).toList()), smallBatches));
+        String.join(",", formats.stream().map(ConfigNames::of).toList()), smallBatches,
+        String.join(",", smallChanges.stream().map(ConfigNames::of).toList())));
     text.append("Spark settings (conf/application.conf, as `bin/tributary` runs): ").append(workspace.sparkSettings())
         .append(".\n\n");
     text.append(String.format("A silver table of %,d keys (initial load of a snapshot), then %,d Debezium changes"
@@ -269,16 +298,16 @@ public final class SilverBenchmark {
     }
     text.append(String.format("| ceiling: parse JSON and append, no merge | %s rows/s | %,d ms |%n",
         ceiling.formatted(), ceiling.millis()));
-    small.forEach((variant, batches) -> text.append(String.format("| %s batch of %,d changes, median of %d | %,d ms"
+    small.forEach((run, batches) -> text.append(String.format("| %s batch of %,d changes, median of %d | %,d ms"
         + " trigger | %,d ms of it in the batch (decode, checks, merge, commit); slowest %,d ms; target <= 1,500 ms:"
-        + " %s; classes compiled per run: median %d |%n", variant, SMALL_BATCH, batches.size(),
+        + " %s; classes compiled per run: median %d |%n", run, SMALL_BATCH, batches.size(),
         median(batches, ProgressCollector.Batch::millis), median(batches, ProgressCollector.Batch::sinkMillis),
         batches.stream().mapToLong(ProgressCollector.Batch::millis).max().orElse(0),
         median(batches, ProgressCollector.Batch::millis) <= 1500 ? "met" : "NOT met",
-        medianOf(compiledPerSmallRun.getOrDefault(variant, List.of())))));
-    small.forEach((variant, batches) -> {
-      if (variant.format() == TableFormat.DELTA) {
-        text.append(deltaMergePhases(variant, batches.size()));
+        medianOf(compiledPerSmallRun.getOrDefault(run, List.of())))));
+    small.forEach((run, batches) -> {
+      if (run.variant().format() == TableFormat.DELTA && run.changes() == SmallChanges.MIXED) {
+        text.append(deltaMergePhases(run.variant(), batches.size()));
       }
     });
     Measured first = measured.get(0);
@@ -362,7 +391,7 @@ public final class SilverBenchmark {
    * Classes Spark compiled in each small batch's run (stream start and stop included): code generated again for
    * every batch costs Janino's compile and then the JIT's, on the driver and in the tasks.
    */
-  private final Map<Variant, List<Long>> compiledPerSmallRun = new java.util.LinkedHashMap<>();
+  private final Map<SmallRun, List<Long>> compiledPerSmallRun = new java.util.LinkedHashMap<>();
 
   /**
    * Batches of {@value #SMALL_BATCH} changes after the large ones, each appended to bronze and merged by its own
@@ -370,25 +399,29 @@ public final class SilverBenchmark {
    * costs when it is small, measured as the trigger's time (Spark's progress), so the stream's start and stop are
    * left out.
    */
-  private Map<Variant, List<ProgressCollector.Batch>> smallBatches(ProgressCollector progress,
-      List<Encoding> encodings, List<Variant> variants, long keys, long changes, long count) throws Exception {
+  private Map<SmallRun, List<ProgressCollector.Batch>> smallBatches(ProgressCollector progress,
+      List<Encoding> encodings, List<Variant> variants, long keys, long first, long count, SmallChanges kind)
+      throws Exception {
     List<Variant> timed = variants.stream().filter(variant -> variant.encoding() == encodings.get(0)).toList();
-    System.out.printf("== %d batches of %,d changes each into the tables of %s%n", count, SMALL_BATCH, timed);
-    Map<Variant, List<ProgressCollector.Batch>> measured = new java.util.LinkedHashMap<>();
+    System.out.printf("== %d batches of %,d changes (%s) each into the tables of %s%n", count, SMALL_BATCH,
+        ConfigNames.of(kind), timed);
+    Map<SmallRun, List<ProgressCollector.Batch>> measured = new java.util.LinkedHashMap<>();
     for (long round = 0; round < count; round++) {
-      long from = changes + round * SMALL_BATCH;
+      long from = first + round * SMALL_BATCH;
       for (Encoding written : written(encodings)) {
-        appendToBronze(written, changes(keys, from, SMALL_BATCH), keys);
+        appendToBronze(written, kind == SmallChanges.INSERTS ? inserts(keys, from, SMALL_BATCH)
+            : changes(keys, from, SMALL_BATCH), keys);
       }
       for (Variant variant : timed) {
         String query = "silver-" + variant.entity();
         int before = progress.batches(query).size();
         long compiledBefore = CodegenMetrics.METRIC_COMPILATION_TIME().getCount();
         new SilverMergeJob(spark, config(variant)).runUntilCaughtUp();
-        compiledPerSmallRun.computeIfAbsent(variant, v -> new ArrayList<>())
+        compiledPerSmallRun.computeIfAbsent(new SmallRun(variant, kind), v -> new ArrayList<>())
             .add(CodegenMetrics.METRIC_COMPILATION_TIME().getCount() - compiledBefore);
         List<ProgressCollector.Batch> batches = progress.batches(query);
-        measured.computeIfAbsent(variant, v -> new ArrayList<>()).addAll(batches.subList(before, batches.size()));
+        measured.computeIfAbsent(new SmallRun(variant, kind), v -> new ArrayList<>())
+            .addAll(batches.subList(before, batches.size()));
       }
     }
     for (Variant other : variants) {
@@ -396,10 +429,10 @@ public final class SilverBenchmark {
         new SilverMergeJob(spark, config(other)).runUntilCaughtUp(); // the same changes, for the final check
       }
     }
-    measured.forEach((variant, batches) -> System.out.printf("   %s: median trigger %,d ms (in the batch %,d ms),"
-        + " slowest %,d ms; classes compiled per run %s%n", variant, median(batches, ProgressCollector.Batch::millis),
+    measured.forEach((run, batches) -> System.out.printf("   %s: median trigger %,d ms (in the batch %,d ms),"
+        + " slowest %,d ms; classes compiled per run %s%n", run, median(batches, ProgressCollector.Batch::millis),
         median(batches, ProgressCollector.Batch::sinkMillis),
-        batches.stream().mapToLong(ProgressCollector.Batch::millis).max().orElse(0), compiledPerSmallRun.get(variant)));
+        batches.stream().mapToLong(ProgressCollector.Batch::millis).max().orElse(0), compiledPerSmallRun.get(run)));
     return measured;
   }
 
@@ -414,6 +447,12 @@ public final class SilverBenchmark {
 
   private String snapshot(long keys) {
     return "SELECT id AS key_id, 'r' AS op, id AS lsn, id AS i FROM range(1, " + (keys + 1) + ")";
+  }
+
+  /** Inserts of new keys only, numbered as {@link #changes} numbers its inserts. */
+  private String inserts(long keys, long from, long changes) {
+    return "SELECT " + keys + " + 1 + i AS key_id, 'c' AS op, " + (keys + 10) + " + i AS lsn, i FROM (SELECT id AS i"
+        + " FROM range(" + from + ", " + (from + changes) + "))";
   }
 
   /** 1 in 20 a delete, 6 in 20 an update (of an existing key), the rest inserts of new keys. */

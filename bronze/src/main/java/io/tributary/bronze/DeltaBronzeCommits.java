@@ -2,25 +2,16 @@ package io.tributary.bronze;
 
 import io.delta.exceptions.ConcurrentTransactionException;
 import io.tributary.common.lakehouse.DeltaCommitMetadata;
+import io.tributary.common.lakehouse.DeltaPlannedAppend;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SaveMode;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.delta.DeltaLog;
-import org.apache.spark.sql.delta.DeltaOperations;
-import org.apache.spark.sql.delta.DeltaOptions;
-import org.apache.spark.sql.delta.OptimisticTransaction;
-import org.apache.spark.sql.delta.OptimisticTransaction$;
-import org.apache.spark.sql.delta.Snapshot;
-import org.apache.spark.sql.delta.actions.Action;
-import org.apache.spark.sql.delta.commands.DMLUtils;
-import org.apache.spark.sql.delta.commands.WriteIntoDelta;
 import scala.Option;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * Bronze's record of loaded offsets in a Delta table: the commit's {@code userMetadata}, a JSON object of the summary.
@@ -86,30 +77,16 @@ final class DeltaBronzeCommits implements BronzeCommits {
    * declares it depends on this table's bronze transaction: Delta refuses the commit (a
    * {@link ConcurrentTransactionException}) when any commit after {@code plannedOn} carries one, that is when another
    * bronze writer loaded offsets since. Maintenance (compaction, vacuum) and other writers' appends do not conflict.
-   * The write asks Delta nothing about its transactions: {@code txnVersion}, which the writer's {@code txnAppId} and
-   * {@code txnVersion} options call, rebuilds the table's whole state in a Spark job on every new version (about 0.4 s
-   * of a bronze batch of 100,000 records here), while the offsets recorded with each commit already say what is
-   * loaded. The commit still records the transaction (application id and version), as the options would.
+   * The write asks Delta nothing about its transactions ({@link DeltaPlannedAppend}): the offsets recorded with each
+   * commit already say what is loaded. The commit still records the transaction (application id and version).
    */
   private void append(long plannedOn, Dataset<Row> rows, Map<String, String> recorded) {
     DeltaLog log = DeltaLog.forTable(spark, path);
-    Snapshot planned = log.getSnapshotAt(plannedOn, Option.empty(), Option.empty(), false);
-    OptimisticTransaction txn = log.startTransaction(Option.empty(), Option.apply(planned));
-    txn.readTxn().addOne(TXN_APP_ID);
-    String userMetadata = DeltaCommitMetadata.json(recorded);
-    DeltaOptions options = new DeltaOptions(scalaMap(Map.of("txnAppId", TXN_APP_ID,
-        "txnVersion", Long.toString(plannedOn + 1), "userMetadata", userMetadata)), spark.sessionState().conf());
-    WriteIntoDelta write = new WriteIntoDelta(log, SaveMode.Append, options, scala.collection.immutable.Seq$.MODULE$
-        .empty(), scalaMap(Map.of()), rows, Option.empty(), Option.empty(), false);
-    OptimisticTransaction$.MODULE$.setActive(txn);
-    try {
-      DMLUtils.TaggedCommitData<Action> data = write.writeAndReturnCommitData(txn, spark, Option.empty(), false);
-      txn.commitIfNeeded(data.actions(), new DeltaOperations.Write(SaveMode.Append, Option.empty(), Option.empty(),
-          Option.apply(userMetadata), Option.empty(), Option.empty(), Option.empty(), Option.empty(), Option.empty()),
-          data.stringTags());
-    } finally {
-      OptimisticTransaction$.MODULE$.clearActive();
-    }
+    DeltaPlannedAppend.at(log, log.getSnapshotAt(plannedOn, Option.empty(), Option.empty(), false))
+        .dependsOnTransaction(TXN_APP_ID)
+        .records(TXN_APP_ID, plannedOn + 1)
+        .userMetadata(DeltaCommitMetadata.json(recorded))
+        .append(spark, rows);
   }
 
   /**
@@ -129,10 +106,6 @@ final class DeltaBronzeCommits implements BronzeCommits {
       }
     }
     return false;
-  }
-
-  private static scala.collection.immutable.Map<String, String> scalaMap(Map<String, String> values) {
-    return scala.collection.immutable.Map$.MODULE$.from(CollectionConverters.asScala(values));
   }
 
   private static boolean concurrentCommit(Throwable e) {

@@ -65,7 +65,11 @@ final class CurrentStateMerge {
     String view = "tributary_changes_" + Math.abs((long) table.hashCode()) + "_" + System.nanoTime();
     latest.createOrReplaceTempView(view);
     try {
-      if (target.format() == TableFormat.ICEBERG) {
+      if (truncateInBatch == null && range.isPresent() && range.get().keys() == KeyRange.Keys.ALL_NEW) {
+        // Every key is new to the table (its files say so): the MERGE would insert each change; appended instead.
+        // Not after a truncate's statement above, whose commit came after the files were read.
+        target.appendNewKeys(spark.sql(insertStatement(view)), range.get().within(), commit);
+      } else if (target.format() == TableFormat.ICEBERG) {
         BucketAlignedJoin.run(spark, () -> target.commit(commit, () -> spark.sql(mergeStatement(view, range))));
       } else {
         target.commit(commit, () -> spark.sql(mergeStatement(view, range)));
@@ -111,6 +115,20 @@ final class CurrentStateMerge {
       }
     }
     return projections;
+  }
+
+  /**
+   * The rows the MERGE would insert when no change matches a row (a tombstone too, unless deletes are hard), as the
+   * table's columns in its order and types, which a MERGE's INSERT casts to itself and an append needs given.
+   */
+  String insertStatement(String view) {
+    List<String> projections = new ArrayList<>();
+    for (StructField field : target.schema().fields()) {
+      String name = Columns.quote(field.name());
+      projections.add("CAST(" + name + " AS " + field.dataType().sql() + ") AS " + name);
+    }
+    return "SELECT " + String.join(", ", projections) + " FROM " + view
+        + (deleteMode == DeleteMode.HARD ? " WHERE NOT _is_deleted" : "");
   }
 
   /**

@@ -2,6 +2,7 @@ package io.tributary.silver;
 
 import io.tributary.common.config.TableFormat;
 import io.tributary.common.lakehouse.DeltaCommitMetadata;
+import io.tributary.common.lakehouse.DeltaPlannedAppend;
 import io.tributary.common.lakehouse.SessionSettings;
 import io.tributary.common.lakehouse.TableAddress;
 import java.util.ArrayList;
@@ -189,6 +190,25 @@ final class DeltaSilverTable implements SilverTable {
   }
 
   /**
+   * In a transaction read at the snapshot of the last refresh ({@link DeltaPlannedAppend}) that depends on the whole
+   * table and on the stream's transaction: Delta refuses the commit when a later commit changed the table's data or
+   * came from the same stream (a second run of it). Recorded as the batch's commit like {@link #commit}: user
+   * metadata, and the stream's transaction unless the batch is applied again. The condition needs no statement of
+   * its own: no file met it, and the transaction depends on every file.
+   */
+  @Override
+  public void appendNewKeys(Dataset<Row> rows, String within, Map<String, String> commit) {
+    String streamId = commit.get(CommittedBatches.STREAM_ID);
+    long batchId = Long.parseLong(commit.get(CommittedBatches.BATCH_ID));
+    DeltaPlannedAppend append = DeltaPlannedAppend.at(log, snapshot).dependsOnTransaction(streamId).dependsOnTable()
+        .userMetadata(DeltaCommitMetadata.json(commit));
+    if (newestBatch(streamId).orElse(Long.MIN_VALUE) < batchId) {
+      append.records(streamId, batchId + 1);
+    }
+    append.append(spark, rows);
+  }
+
+  /**
    * From the statistics Delta keeps per file in its log (its snapshot's state, cached by Delta: one small Spark job
    * whose code is the same for every batch of the table; the comparisons happen here). Integers and dates only:
    * Delta keeps a timestamp's statistics in milliseconds.
@@ -221,11 +241,14 @@ final class DeltaSilverTable implements SilverTable {
             String.format(asNumber, "stats.maxValues[" + JsonFields.literal(statsName) + "]"))
         .collectAsList();
     List<FileKeys> spans = new ArrayList<>();
+    long withoutKeys = 0;
     for (Row file : files) {
-      if (!file.isNullAt(0) && !file.isNullAt(1)) { // a file without statistics is read under any bounds
+      if (file.isNullAt(0) || file.isNullAt(1)) {
+        withoutKeys++; // read under any bounds
+      } else {
         spans.add(new FileKeys(file.getLong(0), file.getLong(1)));
       }
     }
-    return Optional.of(KeysOutside.of(lowest, highest, spans));
+    return Optional.of(KeysOutside.of(lowest, highest, spans, withoutKeys));
   }
 }

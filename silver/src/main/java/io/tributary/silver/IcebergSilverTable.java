@@ -11,11 +11,11 @@ import java.util.concurrent.Callable;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.spark.CommitMetadata;
 import org.apache.iceberg.spark.SparkSchemaUtil;
 import org.apache.iceberg.spark.Spark3Util;
+import org.apache.iceberg.spark.SparkWriteOptions;
 import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
@@ -23,6 +23,7 @@ import org.apache.iceberg.util.SnapshotUtil;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.StructType;
 
 /** A silver table in Iceberg: stream commits are snapshots whose summary names the stream and batch. */
@@ -127,28 +128,44 @@ final class IcebergSilverTable implements SilverTable {
     });
   }
 
-  /** From the manifests, in this process: the scan plans only the files that may hold keys outside the range. */
+  /**
+   * Overwrites the rows that meet {@code within} (none, as of the last refresh) with {@code rows}, validated from the
+   * snapshot of the last refresh: Iceberg refuses the commit when a snapshot after it added data or delete files that
+   * may hold rows meeting the condition. A plain append would not be validated against anything.
+   */
+  @Override
+  public void appendNewKeys(Dataset<Row> rows, String within, Map<String, String> commit) throws Exception {
+    Snapshot planned = table.currentSnapshot();
+    commit(commit, () -> {
+      // Static: a session set to dynamic overwrite would replace whole partitions where the condition is "true".
+      var write = rows.writeTo(name).option(SparkWriteOptions.ISOLATION_LEVEL, "serializable")
+          .option(SparkWriteOptions.OVERWRITE_MODE, "static");
+      if (planned != null) { // with none, every snapshot the table gets is checked
+        write = write.option(SparkWriteOptions.VALIDATE_FROM_SNAPSHOT_ID, String.valueOf(planned.snapshotId()));
+      }
+      write.overwrite(functions.expr(within));
+      return null;
+    });
+  }
+
+  /** From the manifests, in this process: every data file's statistics for the key column, no data read. */
   @Override
   public Optional<KeysOutside> keysOutside(String column, long lowest, long highest) {
     Types.NestedField field = table.schema().caseInsensitiveFindField(column);
-    if (field == null || !field.type().isPrimitiveType()) {
-      return Optional.empty();
-    }
-    Object low = wholeNumber(field.type(), lowest);
-    Object high = wholeNumber(field.type(), highest);
-    if (low == null || high == null) {
+    if (field == null || !wholeNumber(field.type())) {
       return Optional.empty();
     }
     List<FileKeys> spans = new ArrayList<>();
-    try (CloseableIterable<FileScanTask> files = table.newScan().caseSensitive(false)
-        .filter(Expressions.or(Expressions.lessThan(field.name(), low), Expressions.greaterThan(field.name(), high)))
-        .includeColumnStats(List.of(field.name())).planFiles()) {
+    long withoutKeys = 0;
+    try (CloseableIterable<FileScanTask> files = table.newScan().includeColumnStats(List.of(field.name()))
+        .planFiles()) {
       for (FileScanTask task : files) {
         Map<Integer, ByteBuffer> lowers = task.file().lowerBounds();
         Map<Integer, ByteBuffer> uppers = task.file().upperBounds();
         if (lowers == null || uppers == null || lowers.get(field.fieldId()) == null
             || uppers.get(field.fieldId()) == null) {
-          continue; // read under any bounds
+          withoutKeys++; // read under any bounds
+          continue;
         }
         spans.add(new FileKeys(
             ((Number) Conversions.fromByteBuffer(field.type(), lowers.get(field.fieldId()))).longValue(),
@@ -157,15 +174,14 @@ final class IcebergSilverTable implements SilverTable {
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException("cannot plan the files of " + name, e);
     }
-    return Optional.of(KeysOutside.of(lowest, highest, spans));
+    return Optional.of(KeysOutside.of(lowest, highest, spans, withoutKeys));
   }
 
-  /** {@code value} as Iceberg's literal of a whole-number type, or null for any other type. */
-  private static Object wholeNumber(Type type, long value) {
+  /** Whether the type holds whole numbers, as Spark holds such a key (days, microseconds). */
+  private static boolean wholeNumber(Type type) {
     return switch (type.typeId()) {
-      case INTEGER, DATE -> Math.toIntExact(value);
-      case LONG, TIMESTAMP -> value;
-      default -> null;
+      case INTEGER, DATE, LONG, TIMESTAMP -> true;
+      default -> false;
     };
   }
 }

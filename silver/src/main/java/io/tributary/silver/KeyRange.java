@@ -29,12 +29,25 @@ import org.apache.spark.sql.types.TimestampType;
  * taken from files change only when those files do, and a batch whose keys span the table has none. Parquet's row
  * groups inside the files read see the wider bounds. Strings and decimals reach the generated code as references,
  * not text, and keep the batch's own bounds.
+ *
+ * <p>Where no file can hold a whole-number key within the bounds ({@link Keys#ALL_NEW}: an empty table, an initial
+ * load, a batch of keys beyond all of the table's), the batch's changes match no row, and {@link CurrentStateMerge}
+ * appends them instead of running a MERGE.
  */
-record KeyRange(String column, Optional<String> lowest, Optional<String> highest) {
+record KeyRange(String column, Optional<String> lowest, Optional<String> highest, Keys keys) {
+
+  /** What the table's files say about the keys within the bounds. */
+  enum Keys {
+    /** Some file may hold keys within them (or the format cannot tell). */
+    MAYBE_HELD,
+    /** No file holds a key within them: every change within is of a key new to the table. */
+    ALL_NEW
+  }
+
 
   /**
    * The bounds for {@code changes} on {@code table}, with a Spark job of their own for the changes' span; empty for
-   * a type without a useful order, no keys, or when no bound would skip a file. A stream's batch finds the span in
+   * a type without a useful order, no keys, or when no bound would skip a file and some file may hold the keys. A stream's batch finds the span in
    * its summary's job instead ({@link #span}).
    */
   static Optional<KeyRange> of(Dataset<Row> changes, Columns columns, SilverTable table) {
@@ -66,27 +79,40 @@ record KeyRange(String column, Optional<String> lowest, Optional<String> highest
     }
     if (wholeNumber(column, type).isEmpty()) {
       return Optional.of(new KeyRange(column, Optional.of(literal(span.get(0), type)),
-          Optional.of(literal(span.get(1), type))));
+          Optional.of(literal(span.get(1), type)), Keys.MAYBE_HELD));
     }
     long lowest = span.getLong(0);
     long highest = span.getLong(1);
     Optional<SilverTable.KeysOutside> outside = table.keysOutside(column, lowest, highest);
     if (outside.isEmpty()) {
-      return Optional.of(new KeyRange(column, Optional.of(counted(lowest, type)), Optional.of(counted(highest, type))));
+      return Optional.of(new KeyRange(column, Optional.of(counted(lowest, type)), Optional.of(counted(highest, type)),
+          Keys.MAYBE_HELD));
     }
     OptionalLong below = outside.get().highestBelow();
     OptionalLong above = outside.get().lowestAbove();
-    if (below.isEmpty() && above.isEmpty()) {
+    Keys keys = outside.get().noneWithin() ? Keys.ALL_NEW : Keys.MAYBE_HELD;
+    if (below.isEmpty() && above.isEmpty() && keys == Keys.MAYBE_HELD) {
       return Optional.empty();
     }
     return Optional.of(new KeyRange(column,
         below.isPresent() ? Optional.of(counted(below.getAsLong() + 1, type)) : Optional.empty(),
-        above.isPresent() ? Optional.of(counted(above.getAsLong() - 1, type)) : Optional.empty()));
+        above.isPresent() ? Optional.of(counted(above.getAsLong() - 1, type)) : Optional.empty(), keys));
   }
 
   /** {@code alias.column >= lowest AND alias.column <= highest}, either bound left out when absent. */
   String within(String alias) {
-    String key = alias + "." + Columns.quote(column);
+    return bounds(alias + "." + Columns.quote(column));
+  }
+
+  /** The bounds on the table's own column: {@code column >= lowest AND column <= highest}; {@code true} for none. */
+  String within() {
+    return bounds(Columns.quote(column));
+  }
+
+  private String bounds(String key) {
+    if (lowest.isEmpty() && highest.isEmpty()) {
+      return "true";
+    }
     return lowest.map(bound -> key + " >= " + bound).orElse("")
         + (lowest.isPresent() && highest.isPresent() ? " AND " : "")
         + highest.map(bound -> key + " <= " + bound).orElse("");

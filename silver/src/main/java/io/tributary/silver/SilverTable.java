@@ -54,30 +54,51 @@ interface SilverTable {
 
   /**
    * What the data files' column statistics say about whole-number key {@code column} (as Spark holds it: days for a
-   * date, microseconds for a timestamp) outside {@code lowest} to {@code highest}, as of the last {@link #refresh()}
-   * (a view behind the table changes only which files are read, never which rows can match); empty when the
-   * format cannot tell.
+   * date, microseconds for a timestamp) outside {@code lowest} to {@code highest}, and whether any file may hold a key
+   * within, as of the last {@link #refresh()} (a view behind the table changes only which files are read, never which
+   * rows can match); empty when the format cannot tell.
    */
   Optional<KeysOutside> keysOutside(String column, long lowest, long highest);
 
   /**
+   * Appends {@code rows} as the batch's commit, where every row's first key meets {@code within}, a condition on the
+   * table's columns that no file could meet as of the last {@link #refresh()} ({@link KeysOutside#noneWithin}): their
+   * keys are new to the table. The commit is refused (a concurrent-commit failure: the stream restarts and plans the
+   * batch again) when a commit after that state added rows that may meet the condition (Iceberg) or changed the
+   * table's data at all (Delta), so these rows never double a key that another writer added meanwhile.
+   */
+  void appendNewKeys(Dataset<Row> rows, String within, Map<String, String> commit) throws Exception;
+
+  /**
    * @param highestBelow the highest key of the files whose keys all lie below the range, if any
    * @param lowestAbove the lowest key of the files whose keys all lie above it, if any
+   * @param noneWithin whether no file may hold a key within the range: every file has key statistics and they lie
+   *     outside it (so rows of keys within it are new to the table)
    */
-  record KeysOutside(OptionalLong highestBelow, OptionalLong lowestAbove) {
+  record KeysOutside(OptionalLong highestBelow, OptionalLong lowestAbove, boolean noneWithin) {
 
-    /** Folds the key spans of the files that may hold keys outside {@code lowest} to {@code highest}. */
-    static KeysOutside of(long lowest, long highest, Iterable<FileKeys> files) {
+    /**
+     * Folds the key spans of the table's files with key statistics and the number of files without them (which may
+     * hold any key).
+     */
+    static KeysOutside of(long lowest, long highest, Iterable<FileKeys> files, long filesWithoutKeys) {
       OptionalLong below = OptionalLong.empty();
       OptionalLong above = OptionalLong.empty();
+      boolean noneWithin = filesWithoutKeys == 0;
       for (FileKeys file : files) {
-        if (file.highest() < lowest && (below.isEmpty() || file.highest() > below.getAsLong())) {
-          below = OptionalLong.of(file.highest());
-        } else if (file.lowest() > highest && (above.isEmpty() || file.lowest() < above.getAsLong())) {
-          above = OptionalLong.of(file.lowest());
+        if (file.highest() < lowest) {
+          if (below.isEmpty() || file.highest() > below.getAsLong()) {
+            below = OptionalLong.of(file.highest());
+          }
+        } else if (file.lowest() > highest) {
+          if (above.isEmpty() || file.lowest() < above.getAsLong()) {
+            above = OptionalLong.of(file.lowest());
+          }
+        } else {
+          noneWithin = false;
         }
       }
-      return new KeysOutside(below, above);
+      return new KeysOutside(below, above, noneWithin);
     }
   }
 
