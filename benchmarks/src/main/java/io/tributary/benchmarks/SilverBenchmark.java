@@ -3,6 +3,7 @@ package io.tributary.benchmarks;
 import io.tributary.bronze.BronzeIngestJob;
 import io.tributary.common.cli.Arguments;
 import io.tributary.common.config.ConfigNames;
+import io.tributary.common.config.SilverEntity;
 import io.tributary.common.config.TableFormat;
 import io.tributary.common.config.TableName;
 import io.tributary.common.config.TributaryConfig;
@@ -34,8 +35,8 @@ import org.apache.spark.sql.functions;
  * <p>Then {@code small-batches} batches of 1,000 changes, each merged by its own run: the cost of a small batch.
  *
  * <p>Run with {@code bin/tributary bench-silver [--keys N] [--changes N] [--max-rows-per-trigger N]
- * [--encodings json,avro] [--formats iceberg,delta] [--small-batches N] [--small-batch-changes mixed,inserts]}; with
- * both encodings the same changes also go through the Avro decoder ({@link
+ * [--encodings json,avro] [--formats iceberg,delta] [--history current,scd2] [--small-batches N]
+ * [--small-batch-changes mixed,inserts]}; with both encodings the same changes also go through the Avro decoder ({@link
  * AvroChangeEvents}), each entity timed alone.
  */
 public final class SilverBenchmark {
@@ -79,7 +80,7 @@ public final class SilverBenchmark {
   public static void main(String[] args) throws Exception {
     Arguments options = BenchmarkWorkspace.arguments("bench-silver", args,
         Set.of("keys", "changes", "max-rows-per-trigger", "encodings", "formats", "small-batches",
-            "small-batch-changes"), """
+            "small-batch-changes", "history"), """
         Silver merge throughput against the ceiling of the same read, parse and append without a merge; the initial
         load; small batches.
           --keys N                   keys in the table (default 1000000)
@@ -88,6 +89,8 @@ public final class SilverBenchmark {
           --encodings L              json, avro or both: json,avro (default json)
           --formats L                the silver table's format: iceberg, delta or both: iceberg,delta
                                      (default iceberg)
+          --history L                the entity's history: current (one row per key), scd2 (a row per
+                                     version) or both: current,scd2 (default current)
           --small-batches N          small batches timed after the large ones (default 21)
           --small-batch-changes L    what the small batches hold: mixed (65% inserts of new keys, 30% updates
                                      and 5% deletes of existing ones), inserts (of new keys only: an insert
@@ -99,6 +102,8 @@ public final class SilverBenchmark {
     long smallBatches = BenchmarkWorkspace.positive(options, "small-batches", "21");
     List<Encoding> encodings = BenchmarkWorkspace.values(options, "encodings", "json", Encoding.class);
     List<TableFormat> formats = BenchmarkWorkspace.values(options, "formats", "iceberg", TableFormat.class);
+    List<SilverEntity.History> histories = BenchmarkWorkspace.values(options, "history", "current",
+        SilverEntity.History.class);
     List<SmallChanges> smallChanges = BenchmarkWorkspace.values(options, "small-batch-changes", "mixed",
         SmallChanges.class);
     // Confluent's registry is not served here: the tests' stand-in answers the Confluent REST API on 127.0.0.1.
@@ -111,7 +116,7 @@ public final class SilverBenchmark {
       AvroChangeEvents avro = new AvroChangeEvents(registry.register(AvroChangeEvents.KEY_SCHEMA),
           registry.register(AvroChangeEvents.VALUE_SCHEMA));
       workspace.report(new SilverBenchmark(workspace, avro, maxRows).run(keys, changes, encodings, formats,
-          smallBatches, smallChanges));
+          histories, smallBatches, smallChanges));
     }
     System.exit(0);
   }
@@ -143,14 +148,20 @@ public final class SilverBenchmark {
   }
 
   /** One measured entity: an encoding of the changes, merged into a silver table of one format. */
-  record Variant(Encoding encoding, TableFormat format) {
+  record Variant(Encoding encoding, TableFormat format, SilverEntity.History history) {
+    Variant(Encoding encoding, TableFormat format) {
+      this(encoding, format, SilverEntity.History.CURRENT);
+    }
+
     String entity() {
-      return encoding.entity + (format == TableFormat.DELTA ? "_delta" : "");
+      return encoding.entity + (format == TableFormat.DELTA ? "_delta" : "")
+          + (history == SilverEntity.History.SCD2 ? "_scd2" : "");
     }
 
     @Override
     public String toString() {
-      return encoding + (format == TableFormat.DELTA ? " into Delta" : "");
+      return encoding + (format == TableFormat.DELTA ? " into Delta" : "")
+          + (history == SilverEntity.History.SCD2 ? " (SCD2 history)" : "");
     }
   }
 
@@ -160,7 +171,8 @@ public final class SilverBenchmark {
     return workspace.config("silver.format = " + ConfigNames.of(variant.format()) + "\n"
         + "silver.entities." + variant.entity() + " { source = \"" + variant.encoding().bronze + "\","
         + " decoder = debezium-" + variant.encoding().name().toLowerCase(Locale.ROOT) + ", table = \"silver."
-        + variant.entity() + "\", max-rows-per-trigger = " + maxRows + columns + " }");
+        + variant.entity() + "\", max-rows-per-trigger = " + maxRows + columns + ", history = "
+        + ConfigNames.of(variant.history()) + " }");
   }
 
   /** The SQL name of a variant's silver table. */
@@ -205,11 +217,13 @@ public final class SilverBenchmark {
   /** What one variant's entity did. */
   private record Measured(Variant variant, long loadMillis, Rate merge, Rate mergeWall, long commitsBefore) {}
 
-  private String run(long keys, long changes, List<Encoding> encodings, List<TableFormat> formats, long smallBatches,
-      List<SmallChanges> smallChanges) throws Exception {
+  private String run(long keys, long changes, List<Encoding> encodings, List<TableFormat> formats,
+      List<SilverEntity.History> histories, long smallBatches, List<SmallChanges> smallChanges) throws Exception {
     List<Variant> variants = new ArrayList<>();
     for (TableFormat format : formats) {
-      encodings.forEach(encoding -> variants.add(new Variant(encoding, format)));
+      for (SilverEntity.History history : histories) {
+        encodings.forEach(encoding -> variants.add(new Variant(encoding, format, history)));
+      }
     }
     ProgressCollector progress = new ProgressCollector();
     spark.streams().addListener(progress);
@@ -271,11 +285,12 @@ public final class SilverBenchmark {
     text.append("# Silver merge throughput, ").append(LocalDateTime.now().withNano(0)).append("\n\n");
     text.append(String.format("Machine: %d cores, Java %s, Spark master %s. Command: `bin/tributary bench-silver"
         + " --keys %d --changes %d --max-rows-per-trigger %d --encodings %s --formats %s --small-batches %d"
-        + " --small-batch-changes %s`.%n%n",
+        + " --small-batch-changes %s --history %s`.%n%n",
         Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), spark.sparkContext().master(),
         keys, changes, maxRows, String.join(",", encodings.stream().map(ConfigNames::of).toList()),
         String.join(",", formats.stream().map(ConfigNames::of).toList()), smallBatches,
-        String.join(",", smallChanges.stream().map(ConfigNames::of).toList())));
+        String.join(",", smallChanges.stream().map(ConfigNames::of).toList()),
+        String.join(",", histories.stream().map(ConfigNames::of).toList())));
     text.append("Spark settings (conf/application.conf, as `bin/tributary` runs): ").append(workspace.sparkSettings())
         .append(".\n\n");
     text.append(String.format("A silver table of %,d keys (initial load of a snapshot), then %,d Debezium changes"
@@ -314,6 +329,13 @@ public final class SilverBenchmark {
     text.append(String.format("%nMerge / ceiling (%s): %.2f. Target: >= 100,000 changes/s: %s.%n",
         first.variant(), first.merge().perSecond() / ceiling.perSecond(),
         first.merge().perSecond() >= 100_000 ? "met" : "NOT met"));
+    for (Measured run : measured) {
+      if (run.variant().history() == SilverEntity.History.SCD2) {
+        text.append(String.format("%s: merge / ceiling %.2f. Target for history: >= 50,000 changes/s: %s.%n",
+            run.variant(), run.merge().perSecond() / ceiling.perSecond(),
+            run.merge().perSecond() >= 50_000 ? "met" : "NOT met"));
+      }
+    }
     for (Encoding encoding : encodings) {
       Optional<Measured> iceberg = measuredOf(measured, new Variant(encoding, TableFormat.ICEBERG));
       Optional<Measured> delta = measuredOf(measured, new Variant(encoding, TableFormat.DELTA));
@@ -338,7 +360,7 @@ public final class SilverBenchmark {
     for (Measured run : measured) {
       text.append(String.format("%s: %s Final table: %,d rows, %,d live. %s%n", run.variant(), commitStats(run),
           spark.sql("SELECT count(*) FROM " + silver(run.variant())).first().getLong(0),
-          spark.sql("SELECT count_if(NOT _is_deleted) FROM " + silver(run.variant())).first().getLong(0),
+          spark.sql("SELECT count_if(" + live(run.variant()) + ") FROM " + silver(run.variant())).first().getLong(0),
           verify(run.variant())));
     }
     return text.toString();
@@ -367,6 +389,11 @@ public final class SilverBenchmark {
         files.isNullAt(1) ? 0 : files.getDouble(1));
   }
 
+  /** The condition of a live row: not deleted, and in a history table the current version. */
+  private static String live(Variant variant) {
+    return variant.history() == SilverEntity.History.SCD2 ? "_is_current AND NOT _is_deleted" : "NOT _is_deleted";
+  }
+
   /** The state computed from bronze by a separate query (latest change per key by LSN) against silver. */
   private String verify(Variant variant) {
     Row expected = spark.sql("SELECT count(*), sum(hash(id, name)) FROM (SELECT env.op, coalesce(env.after.id,"
@@ -376,7 +403,7 @@ public final class SilverBenchmark {
         + " after: STRUCT<id: BIGINT, name: STRING>>') AS env FROM lake.bronze.cdc)) WHERE n = 1 AND op <> 'd'")
         .first();
     Row actual = spark.sql("SELECT count(*), sum(hash(id, name)) FROM " + silver(variant)
-        + " WHERE NOT _is_deleted").first();
+        + " WHERE " + live(variant)).first();
     if (!expected.equals(actual)) {
       throw new IllegalStateException(silver(variant) + " differs from the state computed from bronze: expected "
           + expected + ", got " + actual);

@@ -44,11 +44,10 @@ record KeyRange(String column, Optional<String> lowest, Optional<String> highest
     ALL_NEW
   }
 
-
   /**
    * The bounds for {@code changes} on {@code table}, with a Spark job of their own for the changes' span; empty for
-   * a type without a useful order, no keys, or when no bound would skip a file and some file may hold the keys. A stream's batch finds the span in
-   * its summary's job instead ({@link #span}).
+   * a type without a useful order, no keys, or when no bound would skip a file and some file may hold the keys. A
+   * stream's batch finds the span in its summary's job instead ({@link #span}).
    */
   static Optional<KeyRange> of(Dataset<Row> changes, Columns columns, SilverTable table) {
     String column = columns.key().get(0);

@@ -55,8 +55,9 @@ interface SilverTable {
   /**
    * What the data files' column statistics say about whole-number key {@code column} (as Spark holds it: days for a
    * date, microseconds for a timestamp) outside {@code lowest} to {@code highest}, and whether any file may hold a key
-   * within, as of the last {@link #refresh()} (a view behind the table changes only which files are read, never which
-   * rows can match); empty when the format cannot tell.
+   * within, as of the last {@link #refresh()} (a view behind the table changes only which files a MERGE reads, never
+   * which rows it can match; an append of keys it says no file holds is checked against the commits after that view,
+   * see {@link #appendNewKeys}); empty when the format cannot tell.
    */
   Optional<KeysOutside> keysOutside(String column, long lowest, long highest);
 

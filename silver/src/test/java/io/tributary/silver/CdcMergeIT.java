@@ -280,6 +280,24 @@ class CdcMergeIT {
         .containsExactly(formatVersion == 3 ? "PUFFIN" : "PARQUET");
   }
 
+  @org.junit.jupiter.api.Test
+  void aCopyOnWriteLimitThatIsNotANumberFailsTheBatchInOneLineAndChangesNothing() throws Exception {
+    use(TableFormat.DELTA);
+    CdcMerge merge = merge("people", "");
+    merge.apply(batch(change("c", 1, 100), change("c", 2, 110)), 0);
+    spark.sql("ALTER TABLE " + table("people") + " SET TBLPROPERTIES ('" + DeltaSilverTable.COPY_ON_WRITE_BELOW
+        + "' = '8 MiB')");
+    Map<Long, String> before = state("people");
+    long commits = snapshots("people");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> merge.apply(batch(change("u", 1, 200)), 1))
+        .hasMessageContaining("people")
+        .hasMessageEndingWith(": table property tributary.copy-on-write-below-bytes must be a number of bytes, not"
+            + " '8 MiB'")
+        .satisfies(failure -> assertThat(failure.getMessage()).doesNotContain("\n"));
+    assertThat(snapshots("people")).as("nothing committed").isEqualTo(commits);
+    assertThat(state("people")).isEqualTo(before);
+  }
+
   @ParameterizedTest
   @EnumSource(TableFormat.class)
   void aTruncateClearsOlderRowsAndLaterArrivingOlderChangesStayCleared(TableFormat format) throws Exception {
