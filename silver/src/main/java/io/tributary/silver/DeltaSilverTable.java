@@ -150,8 +150,7 @@ final class DeltaSilverTable implements SilverTable {
     refresh();
     Map<String, String> settings = new HashMap<>(Map.of(DeltaCommitMetadata.USER_METADATA,
         DeltaCommitMetadata.json(commit)));
-    // A batch applied again over another range must not be skipped by Delta as the same transaction.
-    if (newestBatch(streamId).orElse(Long.MIN_VALUE) < batchId) {
+    if (recordsTransaction(streamId, batchId)) {
       settings.put(TXN_APP_ID, streamId);
       settings.put(TXN_VERSION, String.valueOf(batchId + 1));
     }
@@ -159,6 +158,14 @@ final class DeltaSilverTable implements SilverTable {
       settings.put(MERGE_DELETION_VECTORS, "false");
     }
     return SessionSettings.with(spark, settings, statement);
+  }
+
+  /**
+   * Whether the batch's commit records the stream's transaction: not for a batch applied again over another range,
+   * which Delta would skip as the same transaction.
+   */
+  private boolean recordsTransaction(String streamId, long batchId) {
+    return newestBatch(streamId).orElse(Long.MIN_VALUE) < batchId;
   }
 
   /**
@@ -202,7 +209,7 @@ final class DeltaSilverTable implements SilverTable {
     long batchId = Long.parseLong(commit.get(CommittedBatches.BATCH_ID));
     DeltaPlannedAppend append = DeltaPlannedAppend.at(log, snapshot).dependsOnTransaction(streamId).dependsOnTable()
         .userMetadata(DeltaCommitMetadata.json(commit));
-    if (newestBatch(streamId).orElse(Long.MIN_VALUE) < batchId) {
+    if (recordsTransaction(streamId, batchId)) {
       append.records(streamId, batchId + 1);
     }
     append.append(spark, rows);

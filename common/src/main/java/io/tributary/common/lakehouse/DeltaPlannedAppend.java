@@ -34,7 +34,6 @@ public final class DeltaPlannedAppend {
   private final Map<String, String> options = new HashMap<>();
   private String dependsOnTransaction;
   private boolean dependsOnTable;
-  private String userMetadata;
 
   private DeltaPlannedAppend(DeltaLog log, Snapshot planned) {
     this.log = log;
@@ -70,7 +69,6 @@ public final class DeltaPlannedAppend {
 
   /** The commit's user metadata. */
   public DeltaPlannedAppend userMetadata(String json) {
-    this.userMetadata = json;
     options.put(DeltaOptions.USER_METADATA_OPTION(), json);
     return this;
   }
@@ -92,7 +90,7 @@ public final class DeltaPlannedAppend {
     try {
       DMLUtils.TaggedCommitData<Action> data = write.writeAndReturnCommitData(txn, spark, Option.empty(), false);
       txn.commitIfNeeded(data.actions(), new DeltaOperations.Write(SaveMode.Append, Option.empty(), Option.empty(),
-          Option.apply(userMetadata), Option.empty(), Option.empty(), Option.empty(), Option.empty(), Option.empty()),
+          Option.apply(options.get(DeltaOptions.USER_METADATA_OPTION())), Option.empty(), Option.empty(), Option.empty(), Option.empty(), Option.empty()),
           data.stringTags());
     } finally {
       OptimisticTransaction$.MODULE$.clearActive();
