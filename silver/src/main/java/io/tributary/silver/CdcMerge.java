@@ -165,12 +165,12 @@ final class CdcMerge implements MicroBatchTarget {
               "ts_ms AS _ts_ms", "op = 'd' AS _is_deleted",
               "topic AS _source_topic", "partition AS _source_partition", "offset AS _source_offset");
       Columns columns = new Columns(schema, key, SilverTables.changeColumns(silver));
+      java.util.Optional<KeyRange> range = KeyRange.of(key.get(0), summary.keyType(), summary.keySpan(), silver);
       if (entity.history() == SilverEntity.History.SCD2) {
-        new HistoryMerge(silver, columns).apply(spark, changes, !summary.truncates().isEmpty(), all, commit);
+        new HistoryMerge(silver, columns).apply(spark, changes, range, !summary.truncates().isEmpty(), all, commit);
       } else {
-        new CurrentStateMerge(silver, columns, entity.deleteMode()).apply(spark, changes,
-            KeyRange.of(key.get(0), summary.keyType(), summary.keySpan(), silver), Truncates.latest(summary.truncates()),
-            Truncates.latest(all), commit);
+        new CurrentStateMerge(silver, columns, entity.deleteMode()).apply(spark, changes, range,
+            Truncates.latest(summary.truncates()), Truncates.latest(all), commit);
       }
       long mergedAt = System.nanoTime();
       LOG.info("silver-{} batch {}: {} changes, {} quarantined, {} truncates, {} tombstones; read and decode {} ms,"

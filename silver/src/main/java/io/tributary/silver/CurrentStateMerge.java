@@ -117,18 +117,9 @@ final class CurrentStateMerge {
     return projections;
   }
 
-  /**
-   * The rows the MERGE would insert when no change matches a row (a tombstone too, unless deletes are hard), as the
-   * table's columns in its order and types, which a MERGE's INSERT casts to itself and an append needs given.
-   */
-  String insertStatement(String view) {
-    List<String> projections = new ArrayList<>();
-    for (StructField field : target.schema().fields()) {
-      String name = Columns.quote(field.name());
-      projections.add("CAST(" + name + " AS " + field.dataType().sql() + ") AS " + name);
-    }
-    return "SELECT " + String.join(", ", projections) + " FROM " + view
-        + (deleteMode == DeleteMode.HARD ? " WHERE NOT _is_deleted" : "");
+  /** The rows the MERGE would insert when no change matches a row: a tombstone too, unless deletes are hard. */
+  private String insertStatement(String view) {
+    return target.insertable(view) + (deleteMode == DeleteMode.HARD ? " WHERE NOT _is_deleted" : "");
   }
 
   /**

@@ -2,6 +2,8 @@ package io.tributary.silver;
 
 import io.tributary.common.config.TableFormat;
 import io.tributary.common.lakehouse.TableAddress;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -9,6 +11,7 @@ import java.util.concurrent.Callable;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -69,6 +72,19 @@ interface SilverTable {
    * table's data at all (Delta), so these rows never double a key that another writer added meanwhile.
    */
   void appendNewKeys(Dataset<Row> rows, String within, Map<String, String> commit) throws Exception;
+
+  /**
+   * A SELECT of {@code view}'s columns named as the table's, in the table's order and types: the rows an append
+   * writes (a MERGE's INSERT casts by itself, an append does not).
+   */
+  default String insertable(String view) {
+    List<String> projections = new ArrayList<>();
+    for (StructField field : schema().fields()) {
+      String name = Columns.quote(field.name());
+      projections.add("CAST(" + name + " AS " + field.dataType().sql() + ") AS " + name);
+    }
+    return "SELECT " + String.join(", ", projections) + " FROM " + view;
+  }
 
   /**
    * @param highestBelow the highest key of the files whose keys all lie below the range, if any

@@ -359,21 +359,30 @@ class CdcMergeIT {
         List.of(change("c", 1, 100), change("u", 1, 300), change("c", 2, 150)),
         List.of(change("u", 1, 200), change("d", 1, 400), change("u", 1, 200)),
         List.of(truncate(500), change("c", 3, 600)),
-        List.of(change("u", 1, 450), change("u", 3, 550)));
+        List.of(change("u", 1, 450), change("u", 3, 550)),
+        // Key 9 is beyond every key the table holds: its versions are appended, the truncate's one included.
+        List.of(change("u", 9, 700), change("c", 9, 450)));
+    // Batches whose keys no file holds (into the empty table, key 9) are appended; the others merge.
+    List<Integer> mergesPerBatch = List.of(0, 1, 1, 1, 0);
     CdcMerge merge = merge("history", "history = scd2");
-    for (int i = 0; i < batches.size(); i++) {
-      merge.apply(batch(batches.get(i).toArray(new Row[0])), i);
+    try (MergeCount merges = new MergeCount(spark)) {
+      for (int i = 0; i < batches.size(); i++) {
+        merge.apply(batch(batches.get(i).toArray(new Row[0])), i);
+        assertThat(merges.since()).as("MERGE statements of batch " + i).isEqualTo(mergesPerBatch.get(i));
+      }
     }
     // id, name, op, valid from and to (source seconds), current
     List<String> expected = List.of(
         "1 1@100 c 100-200", "1 1@200 u 200-300", "1 1@300 u 300-400", "1 1@400 d 400-450", "1 1@450 u 450-500",
         "1 null t 500- current",
         "2 2@150 c 150-500", "2 null t 500- current",
-        "3 3@550 u 550-600", "3 3@600 c 600- current");
+        "3 3@550 u 550-600", "3 3@600 c 600- current",
+        "9 9@450 c 450-500", "9 null t 500-700", "9 9@700 u 700- current");
     assertThat(history("history")).isEqualTo(expected);
 
     long snapshots = snapshots("history");
-    merge.apply(batch(batches.get(3).toArray(new Row[0])), 3);
+    int last = batches.size() - 1;
+    merge.apply(batch(batches.get(last).toArray(new Row[0])), last);
     assertThat(snapshots("history")).as("replay skipped").isEqualTo(snapshots);
     CdcMerge again = merge("history", "history = scd2");
     spark.sparkContext().setLocalProperty("sql.streaming.queryId", "another-stream");

@@ -197,9 +197,7 @@ class KeyRangeIT {
           path));
     }
     Columns columns = new Columns(StructType.fromDDL("k BIGINT, v STRING"), List.of("k"), SilverTables.CHANGE_NAMES);
-    Merges merges = new Merges();
-    spark.listenerManager().register(merges);
-    try {
+    try (MergeCount merges = new MergeCount(spark)) {
       SilverTable stream = open.get();
       new CurrentStateMerge(stream, columns, DeleteMode.TOMBSTONE).apply(spark,
           numbered(spark, 10, "v1", keys(0, 10)), null, null, batch(1));
@@ -229,33 +227,10 @@ class KeyRangeIT {
       assertThat(spark.sql("SELECT k, v FROM " + name + " ORDER BY k").collectAsList()).map(Row::toString)
           .containsExactly("[0,v1]", "[10,v1]", "[20,v1]", "[30,v1]", "[40,v1]", "[50,v1]", "[60,v1]", "[70,v1]",
               "[80,v1]", "[90,v1]", "[100,v2]", "[110,v2]", "[120,v2]");
-    } finally {
-      spark.listenerManager().unregister(merges);
     }
   }
 
   /** Counts the MERGE statements that ran (Iceberg's rewritten into row-level writes, Delta's as its command). */
-  private static final class Merges implements org.apache.spark.sql.util.QueryExecutionListener {
-    private final java.util.concurrent.atomic.AtomicInteger count = new java.util.concurrent.atomic.AtomicInteger();
-
-    @Override
-    public void onSuccess(String funcName, org.apache.spark.sql.execution.QueryExecution qe, long durationNs) {
-      String plan = qe.analyzed().toString();
-      if (plan.contains("MergeRows") || plan.contains("MergeIntoCommand")) {
-        count.incrementAndGet();
-      }
-    }
-
-    @Override
-    public void onFailure(String funcName, org.apache.spark.sql.execution.QueryExecution qe, Exception exception) {}
-
-    /** The MERGEs since the last call, once the listener bus has delivered them. */
-    int since() throws java.util.concurrent.TimeoutException {
-      org.apache.spark.sql.SparkSession.active().sparkContext().listenerBus().waitUntilEmpty(10_000);
-      return count.getAndSet(0);
-    }
-  }
-
   /** The commit of a test stream's batch {@code id}. */
   private static Map<String, String> batch(long id) {
     return Map.of(CommittedBatches.STREAM_ID, "key-range-test", CommittedBatches.BATCH_ID, String.valueOf(id));
