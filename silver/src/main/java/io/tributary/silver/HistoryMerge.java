@@ -23,9 +23,9 @@ import org.apache.spark.sql.types.StructType;
  * <p>The stored versions are read narrowly (what orders them and their validity: a MERGE changes nothing else of a
  * stored version), the MERGE's source is only the versions it changes (new ones, and stored ones whose validity
  * moves), not every stored version of every key touched, and both reads of the table are bounded by the batch's
- * {@link KeyRange}; on Iceberg the MERGE joins bucket by bucket ({@link BucketAlignedJoin}). A batch whose keys no file holds (an initial
- * load, keys beyond the table's) has no stored versions to read: its timeline is appended ({@link
- * SilverTable#appendNewKeys}).
+ * {@link KeyRange}; on Iceberg the MERGE joins bucket by bucket ({@link BucketAlignedJoin}). A batch whose keys no
+ * file holds (an initial load, keys beyond the table's) has no stored versions to read: its timeline is appended
+ * ({@link SilverTable#appendNewKeys}).
  */
 final class HistoryMerge {
   private final SilverTable target;
