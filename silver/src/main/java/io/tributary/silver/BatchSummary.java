@@ -27,8 +27,10 @@ record BatchSummary(long records, long rejected, long changes, long tombstones, 
         "count_if(tombstone)",
         "count_if(error IS NOT NULL)",
         "count_if(" + change + ")",
-        "array_sort(array_distinct(flatten(collect_list(unknown_fields))))",
-        "array_sort(array_distinct(flatten(collect_list(widen))))",
+        // Only the non-empty lists: collect_list keeps an empty array (it is not null), and merging a list of an
+        // empty array per record took 0.4-1.3 s of a batch of 1M records (now 0.05 s).
+        "array_sort(array_distinct(flatten(collect_list(CASE WHEN size(unknown_fields) > 0 THEN unknown_fields END))))",
+        "array_sort(array_distinct(flatten(collect_list(CASE WHEN size(widen) > 0 THEN widen END))))",
         "collect_list(CASE WHEN error IS NULL AND op = 't' THEN named_struct('seq', seq,"
             + " 'ts_ms', coalesce(ts_ms, unix_millis(kafka_timestamp)), 'topic', topic, 'partition', partition,"
             + " 'offset', offset) END)",
