@@ -48,8 +48,8 @@ public final class BronzeBenchmark {
   static final int ONE_SHOT_RUNS = 3;
   /** Extra bronze table properties for experiments, {@code key=value,key=value}. */
   static String tableProperties = "";
-  /** The Connect sink is measured on topics up to this size (it is slow enough that 5M takes minutes). */
-  static long connectLimit = 1_000_000;
+  /** The Connect sink is measured on topics up to this size. */
+  static long connectLimit = 5_000_000;
   /** The bronze table formats measured, each on the same topic. */
   static List<TableFormat> formats = List.of(TableFormat.ICEBERG);
 
@@ -88,13 +88,13 @@ public final class BronzeBenchmark {
           --records L            records per run, one run each (default 1000000,5000000)
           --partitions N         topic partitions (default 2)
           --table-properties P   bronze table properties, k=v,k=v (default none)
-          --connect-records N    the Connect sink runs for each size up to N records (default 1000000)
+          --connect-records N    the Connect sink runs for each size up to N records (default 5000000)
           --formats L            the bronze table's format: iceberg, delta or both: iceberg,delta (default iceberg)
         """);
     List<Long> sizes = BenchmarkWorkspace.positives(options, "records", "1000000,5000000");
     int partitions = (int) BenchmarkWorkspace.positive(options, "partitions", "2");
     tableProperties = options.value("table-properties").orElse("");
-    connectLimit = BenchmarkWorkspace.positive(options, "connect-records", "1000000");
+    connectLimit = BenchmarkWorkspace.positive(options, "connect-records", "5000000");
     formats = BenchmarkWorkspace.values(options, "formats", "iceberg", TableFormat.class);
     Path work = Path.of("var", "benchmarks", "run-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern(
         "yyyyMMdd-HHmmss"))).toAbsolutePath();
@@ -215,8 +215,9 @@ public final class BronzeBenchmark {
             + flush.name().toLowerCase(java.util.Locale.ROOT)), topic, size, flush);
         baselines.add(new Baseline(size, flush, sink, Rate.median(bronzeWall.get(compared)),
             bronzeSteady.get(compared)));
-        System.out.printf("   sink (offset flush %s) %s records/s end to end, %s at best between commits;"
-            + " commits: %s%n", flush.label, sink.endToEnd().formatted(), sink.burst().formatted(), sink.timeline());
+        System.out.printf("   sink (offset flush %s) end to end %s, %s records/s at best between commits;"
+            + " commits: %s%n", flush.label, sink.endToEnd().map(rate -> rate.formatted() + " records/s")
+            .orElse(sink.endToEndText()), sink.burstText(), sink.timeline());
       }
     }
     return results;
@@ -341,11 +342,11 @@ public final class BronzeBenchmark {
         + " | sink, burst | bronze, steady state | sink commits (s after first: total records) |\n");
     text.append("|---:|---|---:|---:|---:|---:|---:|---|\n");
     for (Baseline baseline : baselines) {
-      text.append(String.format("| %,d | %s | %s | %s | %.1f | %s | %s | %s |%n", baseline.records(),
-          baseline.flush().label,
-          baseline.sink().endToEnd().formatted(), baseline.bronzeEndToEnd().formatted(),
-          baseline.bronzeEndToEnd().perSecond() / baseline.sink().endToEnd().perSecond(),
-          baseline.sink().burst().formatted(), baseline.bronzeSteady().formatted(), baseline.sink().timeline()));
+      text.append(String.format("| %,d | %s | %s | %s | %s | %s | %s | %s |%n", baseline.records(),
+          baseline.flush().label, baseline.sink().endToEndText(), baseline.bronzeEndToEnd().formatted(),
+          baseline.sink().endToEnd().map(sink -> String.format("%.1f", baseline.bronzeEndToEnd().perSecond()
+              / sink.perSecond())).orElse("-"),
+          baseline.sink().burstText(), baseline.bronzeSteady().formatted(), baseline.sink().timeline()));
     }
     return text.toString();
   }

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.Snapshot;
@@ -37,25 +38,43 @@ final class IcebergConnectSink {
    * The worker's offset flush. A sink task that has run out of input answers the coordinator's commit request only
    * when its poll returns, and the worker's offset flush is what makes it return: with Connect's default (60 s) the
    * sink stalls on a finite topic; a sink that should commit promptly needs a short one (Iceberg's own integration
-   * tests use 500 ms). Both are measured.
+   * tests set 500 ms). Both are measured; the default one is given a few minutes, not the prompt one's half hour,
+   * and reported with what it had committed by then.
    */
   enum OffsetFlush {
-    ONE_SECOND("1 s", 1000L),
-    CONNECT_DEFAULT("60 s (Connect's default)", null);
+    PROMPT("500 ms (as Iceberg's integration tests set it)", 500L, Duration.ofMinutes(30)),
+    CONNECT_DEFAULT("60 s (Connect's default)", null, Duration.ofMinutes(5));
 
     final String label;
     final Long millis;
+    /** How long the benchmark waits for every record to be committed. */
+    final Duration patience;
 
-    OffsetFlush(String label, Long millis) {
+    OffsetFlush(String label, Long millis, Duration patience) {
       this.label = label;
       this.millis = millis;
+      this.patience = patience;
     }
   }
 
   private IcebergConnectSink() {}
 
-  /** End-to-end and burst rates, and the commit timeline (seconds after the first commit, total records). */
-  record Result(Rate endToEnd, Rate burst, String timeline) {}
+  /**
+   * End-to-end and burst rates, and the commit timeline (seconds after the first commit, total records); the end to
+   * end rate is empty when the sink had not committed every record within its flush's patience.
+   */
+  record Result(long records, long committed, Duration waited, Optional<Rate> endToEnd, Rate burst, String timeline) {
+    /** The end-to-end rate, or what had been committed when the benchmark stopped waiting. */
+    String endToEndText() {
+      return endToEnd.map(Rate::formatted).orElse(String.format("none: %,d of %,d committed after %d min", committed,
+          records, waited.toMinutes()));
+    }
+
+    /** The best rate between two commits; none with fewer than two. */
+    String burstText() {
+      return burst.millis() == 0 ? "-" : burst.formatted();
+    }
+  }
 
   static Result measure(LocalKafkaBroker broker, Path work, String topic, long records, OffsetFlush flush)
       throws Exception {
@@ -103,9 +122,11 @@ final class IcebergConnectSink {
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
     try {
       Instant running = awaitTasksRunning(process, restPort, log);
-      List<Snapshot> snapshots = awaitAllCommitted(process, warehouse, records, log);
-      Instant done = Instant.now();
-      return new Result(new Rate(records, Duration.between(running, done).toMillis(), snapshots.size()),
+      List<Snapshot> snapshots = awaitAllCommitted(process, warehouse, records, flush.patience, log);
+      Duration waited = Duration.between(running, Instant.now());
+      long committed = snapshots.isEmpty() ? 0 : totalRecords(snapshots.get(snapshots.size() - 1));
+      return new Result(records, committed, waited, committed >= records
+          ? Optional.of(new Rate(records, waited.toMillis(), snapshots.size())) : Optional.empty(),
           burst(snapshots), timeline(snapshots));
     } finally {
       process.destroy();
@@ -139,17 +160,23 @@ final class IcebergConnectSink {
     throw new IllegalStateException("The Iceberg sink's tasks did not start in 3 minutes; see " + log);
   }
 
-  private static List<Snapshot> awaitAllCommitted(Process process, Path warehouse, long records, Path log) throws Exception {
+  /**
+   * The table's snapshots once they hold every record, or as they are after {@code patience} (the sink's coordinator
+   * logs each commit, including the empty ones, in {@code log}).
+   */
+  private static List<Snapshot> awaitAllCommitted(Process process, Path warehouse, long records, Duration patience,
+      Path log) throws Exception {
     HadoopCatalog catalog = new HadoopCatalog(new Configuration(), warehouse.toUri().toString());
     TableIdentifier id = TableIdentifier.of("bench", "connect_sink");
-    Instant deadline = Instant.now().plus(Duration.ofMinutes(30));
+    Instant deadline = Instant.now().plus(patience);
+    List<Snapshot> snapshots = new ArrayList<>();
     while (Instant.now().isBefore(deadline)) {
       if (!process.isAlive()) {
         throw new IllegalStateException("The Kafka Connect worker exited; see " + log);
       }
       try {
         Table table = catalog.loadTable(id);
-        List<Snapshot> snapshots = new ArrayList<>();
+        snapshots = new ArrayList<>();
         table.snapshots().forEach(snapshots::add);
         snapshots.sort(Comparator.comparingLong(Snapshot::timestampMillis));
         if (!snapshots.isEmpty() && totalRecords(snapshots.get(snapshots.size() - 1)) >= records) {
@@ -160,8 +187,7 @@ final class IcebergConnectSink {
       }
       Thread.sleep(1000);
     }
-    throw new IllegalStateException("The Iceberg sink did not commit " + records + " records in 30 minutes; see "
-        + log);
+    return snapshots;
   }
 
   /** The fastest stretch between two consecutive commits. */
@@ -178,6 +204,9 @@ final class IcebergConnectSink {
   }
 
   private static String timeline(List<Snapshot> snapshots) {
+    if (snapshots.isEmpty()) {
+      return "none";
+    }
     long start = snapshots.get(0).timestampMillis();
     return snapshots.stream()
         .map(snapshot -> String.format("%.1f s: %,d", (snapshot.timestampMillis() - start) / 1000.0,
