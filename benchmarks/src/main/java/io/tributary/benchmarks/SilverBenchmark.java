@@ -69,18 +69,20 @@ public final class SilverBenchmark {
   private final SparkSession spark;
   private final AvroChangeEvents avro;
   private final long maxRows;
+  private final long buckets;
 
-  private SilverBenchmark(BenchmarkWorkspace workspace, AvroChangeEvents avro, long maxRows) {
+  private SilverBenchmark(BenchmarkWorkspace workspace, AvroChangeEvents avro, long maxRows, long buckets) {
     this.workspace = workspace;
     this.spark = workspace.spark();
     this.avro = avro;
     this.maxRows = maxRows;
+    this.buckets = buckets;
   }
 
   public static void main(String[] args) throws Exception {
     Arguments options = BenchmarkWorkspace.arguments("bench-silver", args,
         Set.of("keys", "changes", "max-rows-per-trigger", "encodings", "formats", "small-batches",
-            "small-batch-changes", "history"), """
+            "small-batch-changes", "history", "buckets"), """
         Silver merge throughput against the ceiling of the same read, parse and append without a merge; the initial
         load; small batches.
           --keys N                   keys in the table (default 1000000)
@@ -95,11 +97,13 @@ public final class SilverBenchmark {
           --small-batch-changes L    what the small batches hold: mixed (65% inserts of new keys, 30% updates
                                      and 5% deletes of existing ones), inserts (of new keys only: an insert
                                      stream), or both in turn: mixed,inserts (default mixed)
+          --buckets N                the Iceberg silver table's bucket count (default 8, as shipped)
         """);
     long keys = BenchmarkWorkspace.positive(options, "keys", "1000000");
     long changes = BenchmarkWorkspace.positive(options, "changes", "1000000");
     long maxRows = BenchmarkWorkspace.positive(options, "max-rows-per-trigger", "500000");
     long smallBatches = BenchmarkWorkspace.positive(options, "small-batches", "21");
+    long buckets = BenchmarkWorkspace.positive(options, "buckets", "8");
     List<Encoding> encodings = BenchmarkWorkspace.values(options, "encodings", "json", Encoding.class);
     List<TableFormat> formats = BenchmarkWorkspace.values(options, "formats", "iceberg", TableFormat.class);
     List<SilverEntity.History> histories = BenchmarkWorkspace.values(options, "history", "current",
@@ -115,7 +119,7 @@ public final class SilverBenchmark {
                 + "schema-registry.url = \"" + registry.url() + "\"")) {
       AvroChangeEvents avro = new AvroChangeEvents(registry.register(AvroChangeEvents.KEY_SCHEMA),
           registry.register(AvroChangeEvents.VALUE_SCHEMA));
-      workspace.report(new SilverBenchmark(workspace, avro, maxRows).run(keys, changes, encodings, formats,
+      workspace.report(new SilverBenchmark(workspace, avro, maxRows, buckets).run(keys, changes, encodings, formats,
           histories, smallBatches, smallChanges));
     }
     System.exit(0);
@@ -171,7 +175,8 @@ public final class SilverBenchmark {
     return workspace.config("silver.format = " + ConfigNames.of(variant.format()) + "\n"
         + "silver.entities." + variant.entity() + " { source = \"" + variant.encoding().bronze + "\","
         + " decoder = debezium-" + variant.encoding().name().toLowerCase(Locale.ROOT) + ", table = \"silver."
-        + variant.entity() + "\", max-rows-per-trigger = " + maxRows + columns + ", history = "
+        + variant.entity() + "\", max-rows-per-trigger = " + maxRows + ", buckets = " + buckets + columns
+        + ", history = "
         + ConfigNames.of(variant.history()) + " }");
   }
 
@@ -285,20 +290,20 @@ public final class SilverBenchmark {
     text.append("# Silver merge throughput, ").append(LocalDateTime.now().withNano(0)).append("\n\n");
     text.append(String.format("Machine: %d cores, Java %s, Spark master %s. Command: `bin/tributary bench-silver"
         + " --keys %d --changes %d --max-rows-per-trigger %d --encodings %s --formats %s --small-batches %d"
-        + " --small-batch-changes %s --history %s`.%n%n",
+        + " --small-batch-changes %s --history %s --buckets %d`.%n%n",
         Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), spark.sparkContext().master(),
         keys, changes, maxRows, String.join(",", encodings.stream().map(ConfigNames::of).toList()),
         String.join(",", formats.stream().map(ConfigNames::of).toList()), smallBatches,
         String.join(",", smallChanges.stream().map(ConfigNames::of).toList()),
-        String.join(",", histories.stream().map(ConfigNames::of).toList())));
+        String.join(",", histories.stream().map(ConfigNames::of).toList()), buckets));
     text.append("Spark settings (conf/application.conf, as `bin/tributary` runs): ").append(workspace.sparkSettings())
         .append(".\n\n");
     text.append(String.format("A silver table of %,d keys (initial load of a snapshot), then %,d Debezium changes"
         + " (65%% inserts, 30%% updates, 5%% deletes) merged with `--once`. JSON: the JSON converter without"
         + " schemas, columns written in the entity. Avro: the Avro converter's wire format (schema ids from a"
         + " Confluent-compatible registry: the tests' stand-in, fetched once per id), columns and key from the"
-        + " stream. Bronze is Iceberg; each silver table is Iceberg (format 3, bucket(8, id)) or Delta (deletion"
-        + " vectors, not partitioned), as Tributary creates them. Each variant runs alone, in the order listed, in"
+        + " stream. Bronze is Iceberg; each silver table is Iceberg (format 3, bucket(" + buckets + ", id)) or Delta"
+        + " (deletion vectors, not partitioned), as Tributary creates them. Each variant runs alone, in the order listed, in"
         + " one JVM.%n%n", keys, changes));
     text.append("| measure | rate | note |\n|---|---:|---|\n");
     for (Measured run : measured) {
