@@ -215,9 +215,8 @@ public final class BronzeBenchmark {
             + flush.name().toLowerCase(java.util.Locale.ROOT)), topic, size, flush);
         baselines.add(new Baseline(size, flush, sink, Rate.median(bronzeWall.get(compared)),
             bronzeSteady.get(compared)));
-        System.out.printf("   sink (offset flush %s) end to end %s, %s records/s at best between commits;"
-            + " commits: %s%n", flush.label, sink.endToEnd().map(rate -> rate.formatted() + " records/s")
-            .orElse(sink.endToEndText()), sink.burstText(), sink.timeline());
+        System.out.printf("   sink (offset flush %s), records/s: end to end %s, at best between commits %s;"
+            + " commits: %s%n", flush.label, sink.endToEndText(), sink.burstText(), sink.timeline());
       }
     }
     return results;

@@ -60,14 +60,20 @@ final class IcebergConnectSink {
   private IcebergConnectSink() {}
 
   /**
-   * End-to-end and burst rates, and the commit timeline (seconds after the first commit, total records); the end to
-   * end rate is empty when the sink had not committed every record within its flush's patience.
+   * What the sink had committed of {@code records} when the benchmark stopped waiting, after {@code waited} from its
+   * tasks running, in {@code commits} commits; its best burst and the commit timeline (seconds after the first
+   * commit, total records).
    */
-  record Result(long records, long committed, Duration waited, Optional<Rate> endToEnd, Rate burst, String timeline) {
+  record Result(long records, long committed, Duration waited, int commits, Rate burst, String timeline) {
+    /** The end-to-end rate; empty when the sink had not committed every record within its flush's patience. */
+    Optional<Rate> endToEnd() {
+      return committed >= records ? Optional.of(new Rate(records, waited.toMillis(), commits)) : Optional.empty();
+    }
+
     /** The end-to-end rate, or what had been committed when the benchmark stopped waiting. */
     String endToEndText() {
-      return endToEnd.map(Rate::formatted).orElse(String.format("none: %,d of %,d committed after %d min", committed,
-          records, waited.toMinutes()));
+      return endToEnd().map(Rate::formatted).orElse(String.format("none: %,d of %,d committed after %d min",
+          committed, records, waited.toMinutes()));
     }
 
     /** The best rate between two commits; none with fewer than two. */
@@ -123,10 +129,8 @@ final class IcebergConnectSink {
     try {
       Instant running = awaitTasksRunning(process, restPort, log);
       List<Snapshot> snapshots = awaitAllCommitted(process, warehouse, records, flush.patience, log);
-      Duration waited = Duration.between(running, Instant.now());
       long committed = snapshots.isEmpty() ? 0 : totalRecords(snapshots.get(snapshots.size() - 1));
-      return new Result(records, committed, waited, committed >= records
-          ? Optional.of(new Rate(records, waited.toMillis(), snapshots.size())) : Optional.empty(),
+      return new Result(records, committed, Duration.between(running, Instant.now()), snapshots.size(),
           burst(snapshots), timeline(snapshots));
     } finally {
       process.destroy();

@@ -176,8 +176,7 @@ public final class SilverBenchmark {
         + "silver.entities." + variant.entity() + " { source = \"" + variant.encoding().bronze + "\","
         + " decoder = debezium-" + variant.encoding().name().toLowerCase(Locale.ROOT) + ", table = \"silver."
         + variant.entity() + "\", max-rows-per-trigger = " + maxRows + ", buckets = " + buckets + columns
-        + ", history = "
-        + ConfigNames.of(variant.history()) + " }");
+        + ", history = " + ConfigNames.of(variant.history()) + " }");
   }
 
   /** The SQL name of a variant's silver table. */
@@ -303,8 +302,8 @@ public final class SilverBenchmark {
         + " schemas, columns written in the entity. Avro: the Avro converter's wire format (schema ids from a"
         + " Confluent-compatible registry: the tests' stand-in, fetched once per id), columns and key from the"
         + " stream. Bronze is Iceberg; each silver table is Iceberg (format 3, bucket(" + buckets + ", id)) or Delta"
-        + " (deletion vectors, not partitioned), as Tributary creates them. Each variant runs alone, in the order listed, in"
-        + " one JVM.%n%n", keys, changes));
+        + " (deletion vectors, not partitioned), as Tributary creates them. Each variant runs alone, in the order"
+        + " listed, in one JVM.%n%n", keys, changes));
     text.append("| measure | rate | note |\n|---|---:|---|\n");
     for (Measured run : measured) {
       String name = run.variant().toString();

@@ -27,10 +27,8 @@ record BatchSummary(long records, long rejected, long changes, long tombstones, 
         "count_if(tombstone)",
         "count_if(error IS NOT NULL)",
         "count_if(" + change + ")",
-        // Only the non-empty lists: collect_list keeps an empty array (it is not null), and merging a list of an
-        // empty array per record took 0.4-1.3 s of a batch of 1M records (now 0.05 s).
-        "array_sort(array_distinct(flatten(collect_list(CASE WHEN size(unknown_fields) > 0 THEN unknown_fields END))))",
-        "array_sort(array_distinct(flatten(collect_list(CASE WHEN size(widen) > 0 THEN widen END))))",
+        distinctNames("unknown_fields"),
+        distinctNames("widen"),
         "collect_list(CASE WHEN error IS NULL AND op = 't' THEN named_struct('seq', seq,"
             + " 'ts_ms', coalesce(ts_ms, unix_millis(kafka_timestamp)), 'topic', topic, 'partition', partition,"
             + " 'offset', offset) END)",
@@ -43,6 +41,16 @@ record BatchSummary(long records, long rejected, long changes, long tombstones, 
     }
     return new BatchSummary(row.getLong(0), row.getLong(2), row.getLong(3), row.getLong(1), row.getList(4),
         row.getList(5), truncates, keyType, row.isNullAt(7) ? null : row.getStruct(7));
+  }
+
+  /**
+   * The distinct names in the batch's lists of names {@code column}, sorted. Only the non-empty lists are collected:
+   * collect_list keeps an empty array (it is not null), and merging a list of an empty array per record took
+   * 0.4-1.3 s of a batch of 1M records (now 0.05 s).
+   */
+  private static String distinctNames(String column) {
+    return "array_sort(array_distinct(flatten(collect_list(CASE WHEN size(" + column + ") > 0 THEN " + column
+        + " END))))";
   }
 
   boolean needsSchemaChange() {
