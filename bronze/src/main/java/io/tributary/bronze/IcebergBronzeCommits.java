@@ -1,5 +1,7 @@
 package io.tributary.bronze;
 
+import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
 import java.util.Map;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -63,6 +65,13 @@ final class IcebergBronzeCommits implements BronzeCommits {
     } catch (Exception e) {
       if (causedByValidation(e)) {
         return false;
+      }
+      if (e instanceof InterruptedException) {
+        // Stopping a stream interrupts its thread. Spark ends a query quietly only for an interruption it recognises,
+        // and reported this one, wrapped, as a failure ("cannot append to ...: null").
+        Thread.currentThread().interrupt();
+        throw new UncheckedIOException("the append to " + table + " was interrupted (the stream is stopping)",
+            (InterruptedIOException) new InterruptedIOException("interrupted").initCause(e));
       }
       if (e instanceof RuntimeException runtime) {
         throw runtime;
