@@ -219,7 +219,12 @@ public final class SilverBenchmark {
   }
 
   /** What one variant's entity did. */
-  private record Measured(Variant variant, long loadMillis, Rate merge, Rate mergeWall, long commitsBefore) {}
+  /**
+   * @param warm the merge over the batches after the first (none for one batch): the first batch of a stream runs
+   *     code the JVM has not compiled yet, which a long-running stream pays once and every {@code --once} run again
+   */
+  private record Measured(Variant variant, long loadMillis, Rate merge, Rate mergeWall, Optional<Rate> warm,
+      long commitsBefore) {}
 
   private String run(long keys, long changes, List<Encoding> encodings, List<TableFormat> formats,
       List<SilverEntity.History> histories, long smallBatches, List<SmallChanges> smallChanges) throws Exception {
@@ -264,9 +269,14 @@ public final class SilverBenchmark {
       Rate scanned = Rate.of(batches.subList(batchesBefore, batches.size()));
       Rate merge = new Rate(changes, scanned.millis(), scanned.batches());
       Rate mergeWall = new Rate(changes, mergeMillis, merge.batches());
-      System.out.printf("   %s merge: %s changes/s over %d batches (%s including start and stop)%n", variant,
-          merge.formatted(), merge.batches(), mergeWall.formatted());
-      measured.add(new Measured(variant, loads.get(variant), merge, mergeWall, commitsBefore.get(variant)));
+      // The warm batches' share of the changes: their share of the scanned rows (each batch is scanned as often).
+      Optional<Rate> warm = scanned.batches() < 2 ? Optional.empty() : Optional.of(Rate.of(batches.subList(
+          batchesBefore + 1, batches.size()))).map(later -> new Rate(Math.round((double) changes * later.records()
+              / scanned.records()), later.millis(), later.batches()));
+      System.out.printf("   %s merge: %s changes/s over %d batches (%s including start and stop%s)%n", variant,
+          merge.formatted(), merge.batches(), mergeWall.formatted(),
+          warm.map(rate -> "; " + rate.formatted() + " after the first batch").orElse(""));
+      measured.add(new Measured(variant, loads.get(variant), merge, mergeWall, warm, commitsBefore.get(variant)));
     }
 
     Map<SmallRun, List<ProgressCollector.Batch>> small = new java.util.LinkedHashMap<>();
@@ -314,6 +324,9 @@ public final class SilverBenchmark {
           run.merge().perSecond() / ceiling.perSecond()));
       text.append(String.format("| %s merge (wall, with stream start and stop) | %s changes/s | %,d ms |%n", name,
           run.mergeWall().formatted(), run.mergeWall().millis()));
+      run.warm().ifPresent(warm -> text.append(String.format("| %s merge after the first batch (code compiled) |"
+          + " %s changes/s | %d batches, %,d ms in triggers; / ceiling %.2f |%n", name, warm.formatted(),
+          warm.batches(), warm.millis(), warm.perSecond() / ceiling.perSecond())));
     }
     text.append(String.format("| ceiling: parse JSON and append, no merge | %s rows/s | %,d ms |%n",
         ceiling.formatted(), ceiling.millis()));
