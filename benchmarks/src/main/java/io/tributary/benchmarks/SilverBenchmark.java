@@ -40,6 +40,9 @@ import org.apache.spark.sql.functions;
  * AvroChangeEvents}), each entity timed alone.
  */
 public final class SilverBenchmark {
+  /** Silver's shipped bound of bronze rows per micro-batch, the benchmark's default batch size. */
+  private static final long SHIPPED_MAX_ROWS = com.typesafe.config.ConfigFactory.defaultReference()
+      .getLong("tributary.silver.defaults.max-rows-per-trigger");
   private static final String SCHEMA = "id BIGINT, name STRING, email STRING, country STRING, tier STRING,"
       + " credit_limit DECIMAL(10,2), created_at TIMESTAMP, updated_at TIMESTAMP";
 
@@ -87,7 +90,7 @@ public final class SilverBenchmark {
         load; small batches.
           --keys N                   keys in the table (default 1000000)
           --changes N                changes merged (default 1000000)
-          --max-rows-per-trigger N   batch size (default 500000)
+          --max-rows-per-trigger N   batch size (default: silver's shipped max-rows-per-trigger)
           --encodings L              json, avro or both: json,avro (default json)
           --formats L                the silver table's format: iceberg, delta or both: iceberg,delta
                                      (default iceberg)
@@ -101,7 +104,7 @@ public final class SilverBenchmark {
         """);
     long keys = BenchmarkWorkspace.positive(options, "keys", "1000000");
     long changes = BenchmarkWorkspace.positive(options, "changes", "1000000");
-    long maxRows = BenchmarkWorkspace.positive(options, "max-rows-per-trigger", "500000");
+    long maxRows = BenchmarkWorkspace.positive(options, "max-rows-per-trigger", String.valueOf(SHIPPED_MAX_ROWS));
     long smallBatches = BenchmarkWorkspace.positive(options, "small-batches", "21");
     long buckets = BenchmarkWorkspace.positive(options, "buckets", "8");
     List<Encoding> encodings = BenchmarkWorkspace.values(options, "encodings", "json", Encoding.class);
