@@ -221,8 +221,9 @@ public final class SilverBenchmark {
         median.apply("numTargetFilesAdded"), median.apply("numTargetDeletionVectorsAdded"));
   }
 
-  /** What one variant's entity did. */
   /**
+   * What one variant's entity did.
+   *
    * @param warm the merge over the batches after the first (none for one batch): the first batch of a stream runs
    *     code the JVM has not compiled yet, which a long-running stream pays once and every {@code --once} run again
    */

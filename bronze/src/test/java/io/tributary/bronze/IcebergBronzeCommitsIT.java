@@ -3,6 +3,9 @@ package io.tributary.bronze;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import io.tributary.common.config.CatalogConfig;
+import io.tributary.common.config.CatalogType;
+import io.tributary.common.lakehouse.LakehouseSession;
 import io.tributary.common.testing.SharedSpark;
 import java.nio.file.Path;
 import java.util.Map;
@@ -26,9 +29,8 @@ class IcebergBronzeCommitsIT {
   @Test
   void anAppendInterruptedByAStopEndsTheQueryAsAStopAndCommitsNothing(SparkSession spark, @TempDir Path dir)
       throws Exception {
-    spark.conf().set("spark.sql.catalog.stopping", "org.apache.iceberg.spark.SparkCatalog");
-    spark.conf().set("spark.sql.catalog.stopping.type", "hadoop");
-    spark.conf().set("spark.sql.catalog.stopping.warehouse", dir.toString());
+    LakehouseSession.registerCatalog(spark, new CatalogConfig("stopping", CatalogType.HADOOP,
+        dir.resolve("warehouse").toString(), dir.resolve("delta").toString(), Map.of()));
     spark.sql("CREATE TABLE stopping.bronze.orders (offset BIGINT) USING iceberg");
     IcebergBronzeCommits commits = new IcebergBronzeCommits(spark, "stopping.bronze.orders");
     Dataset<Row> slow = spark.range(0, 10).toDF("offset").filter((FilterFunction<Row>) row -> {
