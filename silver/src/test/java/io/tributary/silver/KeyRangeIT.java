@@ -230,7 +230,6 @@ class KeyRangeIT {
     }
   }
 
-  /** Counts the MERGE statements that ran (Iceberg's rewritten into row-level writes, Delta's as its command). */
   /** The commit of a test stream's batch {@code id}. */
   private static Map<String, String> batch(long id) {
     return Map.of(CommittedBatches.STREAM_ID, "key-range-test", CommittedBatches.BATCH_ID, String.valueOf(id));
