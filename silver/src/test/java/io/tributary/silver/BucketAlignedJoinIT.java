@@ -10,10 +10,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
-import org.apache.spark.sql.Dataset;
-import org.apache.spark.sql.Row;
-import org.apache.spark.sql.RowFactory;
+import java.util.stream.LongStream;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.execution.QueryExecution;
 import org.apache.spark.sql.execution.SortExec;
@@ -24,7 +21,6 @@ import org.apache.spark.sql.execution.datasources.v2.BatchScanExec;
 import org.apache.spark.sql.execution.exchange.ShuffleExchangeLike;
 import org.apache.spark.sql.execution.joins.ShuffledHashJoinExec;
 import org.apache.spark.sql.types.StructType;
-import org.apache.spark.sql.util.QueryExecutionListener;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -50,28 +46,15 @@ class BucketAlignedJoinIT {
     IcebergSilverTable silver = IcebergSilverTable.load(spark, table);
     CurrentStateMerge merge = new CurrentStateMerge(silver, new Columns(StructType.fromDDL("k BIGINT, v STRING"),
         List.of("k"), SilverTables.CHANGE_NAMES), DeleteMode.TOMBSTONE);
-    merge.apply(spark, changes(spark, 1, "v1", 0, 2000), null, null, Map.of());
+    merge.apply(spark, ChangeRows.numbered(spark, 1, "v1", LongStream.range(0, 2000).toArray()), null, null, Map.of());
     silver.refresh(); // as a stream's batch does before its merge
 
-    List<QueryExecution> merges = new CopyOnWriteArrayList<>();
-    QueryExecutionListener listener = new QueryExecutionListener() {
-      @Override
-      public void onSuccess(String funcName, QueryExecution qe, long durationNs) {
-        if (qe.analyzed().toString().contains("MergeRows")) {
-          merges.add(qe);
-        }
-      }
-
-      @Override
-      public void onFailure(String funcName, QueryExecution qe, Exception exception) {}
-    };
-    spark.listenerManager().register(listener);
-    try {
+    List<QueryExecution> merges;
+    try (MergeCount count = new MergeCount(spark)) {
       // Keys 1990 to 2009: ten of the table's, ten new, spread over the buckets.
-      merge.apply(spark, changes(spark, 5000, "v2", 1990, 2010), null, null, Map.of());
-      spark.sparkContext().listenerBus().waitUntilEmpty(10_000);
-    } finally {
-      spark.listenerManager().unregister(listener);
+      merge.apply(spark, ChangeRows.numbered(spark, 5000, "v2", LongStream.range(1990, 2010).toArray()), null, null,
+          Map.of());
+      merges = count.executionsSince();
     }
 
     assertThat(spark.sql("SELECT count(*), count_if(v = 'v2'), count_if(v = 'v2' AND k < 2000) FROM " + table)
@@ -91,18 +74,6 @@ class BucketAlignedJoinIT {
       assertThat(between).as("between the table's scan and the join").isNotInstanceOf(ShuffleExchangeLike.class)
           .isNotInstanceOf(SortExec.class);
     }
-  }
-
-  /** Changes setting v to {@code value} for keys {@code from} (inclusive) to {@code to}, at sequence {@code seq}. */
-  private static Dataset<Row> changes(SparkSession spark, int seq, String value, long from, long to) {
-    List<Row> rows = new ArrayList<>();
-    for (long key = from; key < to; key++) {
-      rows.add(RowFactory.create(key, value, seq + key));
-    }
-    return spark.createDataFrame(rows, StructType.fromDDL("k BIGINT, v STRING, seq BIGINT"))
-        .selectExpr("k", "v", "'u' AS _op", "array(seq) AS _seq", "0L AS _ts_ms", "false AS _is_deleted",
-            "'t' AS _source_topic", "0 AS _source_partition", "seq AS _source_offset")
-        .selectExpr("*", SequenceBytes.of("_seq") + " AS " + SequenceBytes.COLUMN);
   }
 
   /**

@@ -131,9 +131,9 @@ class KeyRangeIT {
     Columns columns = new Columns(StructType.fromDDL("k BIGINT, v STRING"), List.of("k"), SilverTables.CHANGE_NAMES);
     CurrentStateMerge merge = new CurrentStateMerge(table, columns, DeleteMode.TOMBSTONE);
     // Files of negative keys wholly below every batch below, then files spanning 0 to 990.
-    merge.apply(spark, numbered(spark, 1, "v1", keys(-1000, 10)), null, null, batch(1));
+    merge.apply(spark, ChangeRows.numbered(spark, 1, "v1", keys(-1000, 10)), null, null, batch(1));
     table.refresh(); // as a stream's batch does before its merge
-    merge.apply(spark, numbered(spark, 100, "v1", keys(0, 100)), null, null, batch(2));
+    merge.apply(spark, ChangeRows.numbered(spark, 100, "v1", keys(0, 100)), null, null, batch(2));
     table.refresh();
 
     // Then batches of keys of one bucket (Delta: of one file, a batch this small), each range inside the one before
@@ -146,7 +146,7 @@ class KeyRangeIT {
     List<Long> updated = bucket.stream().filter(key -> key % 10 == 0).toList();
     Dataset<Row>[] batches = new Dataset[3];
     for (int i = 0; i < batches.length; i++) {
-      batches[i] = numbered(spark, 200 + 10 * i, "v" + (i + 2), inserted.get(i), updated.get(i),
+      batches[i] = ChangeRows.numbered(spark, 200 + 10 * i, "v" + (i + 2), inserted.get(i), updated.get(i),
           inserted.get(inserted.size() - 1 - i));
       assertThat(KeyRange.of(batches[i], columns, table).map(range -> range.within("t"))).as("batch " + i)
           .contains("t.`k` >= -909L");
@@ -164,7 +164,7 @@ class KeyRangeIT {
     assertThat(spark.sql("SELECT count(*) FROM " + name).first().getLong(0)).isEqualTo(116);
 
     // Beyond the table: bounded just above its files' highest key, with no upper bound (no file lies above).
-    Optional<KeyRange> beyond = KeyRange.of(numbered(spark, 400, "v4", 2000, 2500), columns, table);
+    Optional<KeyRange> beyond = KeyRange.of(ChangeRows.numbered(spark, 400, "v4", 2000, 2500), columns, table);
     assertThat(beyond.map(range -> range.within("t"))).contains("t.`k` >= 991L");
   }
 
@@ -200,16 +200,17 @@ class KeyRangeIT {
     try (MergeCount merges = new MergeCount(spark)) {
       SilverTable stream = open.get();
       new CurrentStateMerge(stream, columns, DeleteMode.TOMBSTONE).apply(spark,
-          numbered(spark, 10, "v1", keys(0, 10)), null, null, batch(1));
+          ChangeRows.numbered(spark, 10, "v1", keys(0, 10)), null, null, batch(1));
       assertThat(merges.since()).as("MERGE statements for a batch into the empty table").isZero();
 
       // Both writers look at the table now; the other one commits keys 100 to 120 first.
       stream.refresh();
       SilverTable other = open.get();
-      new CurrentStateMerge(other, columns, DeleteMode.TOMBSTONE).apply(spark, numbered(spark, 20, "other", 100, 110,
-          120), null, null, Map.of(CommittedBatches.STREAM_ID, "other-writer", CommittedBatches.BATCH_ID, "7"));
+      new CurrentStateMerge(other, columns, DeleteMode.TOMBSTONE).apply(spark,
+          ChangeRows.numbered(spark, 20, "other", 100, 110, 120), null, null,
+          Map.of(CommittedBatches.STREAM_ID, "other-writer", CommittedBatches.BATCH_ID, "7"));
       CurrentStateMerge merge = new CurrentStateMerge(stream, columns, DeleteMode.TOMBSTONE);
-      Dataset<Row> later = numbered(spark, 30, "v2", 100, 110, 120);
+      Dataset<Row> later = ChangeRows.numbered(spark, 30, "v2", 100, 110, 120);
       Throwable refused = org.assertj.core.api.Assertions.catchThrowable(() -> merge.apply(spark, later, null, null,
           batch(2)));
       assertThat(refused).as("the stream's append of the keys the other writer added").isNotNull();
@@ -244,27 +245,12 @@ class KeyRangeIT {
     return keys;
   }
 
-  /**
-   * Changes of BIGINT {@code keys} as {@link #changes} makes them, held as rows rather than written as literals: a
-   * stream's batches are data, and literals of other values would be other code on the changes' side.
-   */
-  private static Dataset<Row> numbered(SparkSession spark, int seq, String value, long... keys) {
-    List<Row> rows = new java.util.ArrayList<>();
-    for (int i = 0; i < keys.length; i++) {
-      rows.add(org.apache.spark.sql.RowFactory.create(keys[i], value, (long) seq + i));
-    }
-    return spark.createDataFrame(rows, StructType.fromDDL("k BIGINT, v STRING, seq BIGINT"))
-        .selectExpr("k", "v", "'u' AS _op", "array(seq) AS _seq", "0L AS _ts_ms", "false AS _is_deleted",
-            "'t' AS _source_topic", "0 AS _source_partition", "seq AS _source_offset",
-            "current_timestamp() AS _updated_at")
-        .selectExpr("*", SequenceBytes.of("_seq") + " AS " + SequenceBytes.COLUMN);
-  }
-
   /** Changes of {@code keys} setting v to {@code value}, at sequence {@code seq} (one higher per key). */
   private static Dataset<Row> changes(SparkSession spark, String type, int seq, String value, String... keys) {
     StringBuilder sql = new StringBuilder();
     for (int i = 0; i < keys.length; i++) {
-      sql.append(i == 0 ? "" : " UNION ALL ").append("SELECT CAST(").append(keys[i]).append(" AS ").append(type).append(") AS k, '").append(value)
+      sql.append(i == 0 ? "" : " UNION ALL ").append("SELECT CAST(").append(keys[i]).append(" AS ").append(type)
+          .append(") AS k, '").append(value)
           .append("' AS v, 'u' AS _op, array(").append(seq + i).append("L) AS _seq, 0L AS _ts_ms, false AS"
               + " _is_deleted, 't' AS _source_topic, 0 AS _source_partition, ").append(seq + i)
           .append("L AS _source_offset, current_timestamp() AS _updated_at");
