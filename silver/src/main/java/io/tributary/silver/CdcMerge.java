@@ -164,6 +164,7 @@ final class CdcMerge implements MicroBatchTarget {
         return;
       }
       long decodedAt = System.nanoTime();
+      SequenceBytes.register(spark);
       Dataset<Row> changes = decoded.where("error IS NULL AND NOT tombstone AND op <> 't'")
           .selectExpr("row.*", "op AS _op", "seq AS _seq", SequenceBytes.of("seq") + " AS " + SequenceBytes.COLUMN,
               "ts_ms AS _ts_ms", "op = 'd' AS _is_deleted",

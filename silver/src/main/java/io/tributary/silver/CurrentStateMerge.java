@@ -44,6 +44,7 @@ final class CurrentStateMerge {
   /** @param range the changes' key range on the table ({@link KeyRange}) */
   void apply(SparkSession spark, Dataset<Row> changes, Optional<KeyRange> range, Truncate truncateInBatch,
       Truncate latestTruncate, Map<String, String> commit) throws Exception {
+    SequenceBytes.register(spark); // a truncate's tombstone has the bytes of its sequence
     if (truncateInBatch != null) {
       // Not marked as the batch's commit: a crash before the MERGE replays the batch, and this finds nothing left.
       spark.sql(deleteMode == DeleteMode.HARD

@@ -46,6 +46,7 @@ final class HistoryMerge {
    */
   void apply(SparkSession spark, Dataset<Row> changes, Optional<KeyRange> range, boolean truncatedNow,
       List<Truncate> truncates, Map<String, String> commit) throws Exception {
+    SequenceBytes.register(spark); // a truncate's version has the bytes of its sequence
     String suffix = Math.abs((long) table.hashCode()) + "_" + System.nanoTime();
     String changesView = "tributary_versions_" + suffix;
     String timelineView = "tributary_timeline_" + suffix;

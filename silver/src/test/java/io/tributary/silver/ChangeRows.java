@@ -22,6 +22,7 @@ final class ChangeRows {
     for (int i = 0; i < keys.length; i++) {
       rows.add(RowFactory.create(keys[i], value, (long) seq + i));
     }
+    SequenceBytes.register(spark);
     return spark.createDataFrame(rows, StructType.fromDDL("k BIGINT, v STRING, seq BIGINT"))
         .selectExpr("k", "v", "'u' AS _op", "array(seq) AS _seq", "0L AS _ts_ms", "false AS _is_deleted",
             "'t' AS _source_topic", "0 AS _source_partition", "seq AS _source_offset",

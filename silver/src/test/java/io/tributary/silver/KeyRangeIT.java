@@ -255,6 +255,7 @@ class KeyRangeIT {
               + " _is_deleted, 't' AS _source_topic, 0 AS _source_partition, ").append(seq + i)
           .append("L AS _source_offset, current_timestamp() AS _updated_at");
     }
+    SequenceBytes.register(spark);
     return spark.sql(sql.toString()).selectExpr("*", SequenceBytes.of("_seq") + " AS " + SequenceBytes.COLUMN);
   }
 

@@ -40,6 +40,7 @@ class SequenceGuardIT {
     for (int i = 0; i < SEQUENCES.size(); i++) {
       rows.add("SELECT " + i + " AS id, CAST(" + SEQUENCES.get(i) + " AS ARRAY<BIGINT>) AS seq");
     }
+    SequenceBytes.register(spark);
     spark.sql(String.join(" UNION ALL ", rows)).selectExpr("id", "seq", SequenceBytes.of("seq") + " AS bytes")
         .createOrReplaceTempView("sequences");
     // The guard compares structs, in which a null field orders first: so do both sides here.
@@ -64,6 +65,29 @@ class SequenceGuardIT {
     // Every pair of distinct sequences is ordered one way or the other; only a sequence equals itself.
     assertThat(outcomes).containsEntry(0.0, SEQUENCES.size());
     spark.catalog().dropTempView("sequences");
+  }
+
+  /**
+   * Tables hold the bytes earlier releases computed in SQL; a guard comparing them with the function's must find them
+   * equal for the same sequence, or a replay would apply again and an older change could win.
+   */
+  @Test
+  void theFunctionWritesTheBytesEarlierReleasesWroteInSql(SparkSession spark) {
+    SequenceBytes.register(spark);
+    String number = "unhex(lpad(hex(element ^ shiftleft(1L, 63)), 16, '0'))";
+    String earlier = "CASE WHEN seq IS NULL THEN X'' ELSE concat(aggregate(seq, X'01', (bytes, element) ->"
+        + " concat(bytes, CASE WHEN element IS NULL THEN X'01' ELSE concat(X'02', " + number + ") END)), X'00') END";
+    List<String> rows = new ArrayList<>();
+    for (String sequence : SEQUENCES) {
+      rows.add("SELECT '" + sequence + "' AS text, CAST(" + sequence + " AS ARRAY<BIGINT>) AS seq");
+    }
+    List<Row> compared = spark.sql(String.join(" UNION ALL ", rows))
+        .selectExpr("text", "hex(" + earlier + ")", "hex(" + SequenceBytes.of("seq") + ")").collectAsList();
+    assertThat(compared).hasSize(SEQUENCES.size());
+    for (Row row : compared) {
+      assertThat(row.getString(2)).as(row.getString(0)).isEqualTo(row.getString(1));
+    }
+    assertThat(compared.get(SEQUENCES.indexOf("array(-1L)")).getString(2)).isEqualTo("01027FFFFFFFFFFFFFFF00");
   }
 
   @Test
@@ -115,6 +139,7 @@ class SequenceGuardIT {
 
   /** Changes from SQL rows of (key, value, sequence, Kafka offset), as the merge gets them from a decoded batch. */
   private static Dataset<Row> changes(SparkSession spark, String rows) {
+    SequenceBytes.register(spark);
     return spark.sql("SELECT col1 AS k, col2 AS v, 'u' AS _op, CAST(col3 AS ARRAY<BIGINT>) AS _seq, 0L AS _ts_ms,"
         + " false AS _is_deleted, 't' AS _source_topic, 0 AS _source_partition, col4 AS _source_offset,"
         + " current_timestamp() AS _updated_at FROM VALUES " + rows)
