@@ -8,15 +8,15 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.types.DataType;
 
 /**
- * What a decoded batch holds, in one pass over it (two when it has names or truncates to list): how many records there are, how many are rejected, how many are
- * changes and how many Kafka tombstones (null values), the fields the schema does not know, the columns that need a
- * wider type, the truncates, and the type and span of the changes' first key column ({@link KeyRange#span}; null
- * when there is none).
+ * What a decoded batch holds, in one pass over it (two when it has names or truncates to list): how many records
+ * there are, how many are rejected, how many are changes and how many Kafka tombstones (null values), the fields the
+ * schema does not know, the columns that need a wider type, the truncates, and the type and span of the changes'
+ * first key column ({@link KeyRange#span}; null when there is none).
  */
 record BatchSummary(long records, long rejected, long changes, long tombstones, List<String> unknownFields,
     List<String> widen, List<Truncate> truncates, DataType keyType, Row keySpan) {
-  /** A decoded record that is a change to merge. */
-  private static final String CHANGE = "error IS NULL AND NOT tombstone AND op <> 't'";
+  /** A decoded record that is a change to merge (the rows {@link #changes} counts). */
+  static final String CHANGE = "error IS NULL AND NOT tombstone AND op <> 't'";
   /** A decoded record that is a truncate. */
   private static final String TRUNCATE = "error IS NULL AND op = 't'";
   /** A decoded record with something for the lists: a field the schema lacks, a column to widen, or a truncate. */

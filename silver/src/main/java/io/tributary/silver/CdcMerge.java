@@ -165,7 +165,7 @@ final class CdcMerge implements MicroBatchTarget {
       }
       long decodedAt = System.nanoTime();
       SequenceBytes.register(spark);
-      Dataset<Row> changes = decoded.where("error IS NULL AND NOT tombstone AND op <> 't'")
+      Dataset<Row> changes = decoded.where(BatchSummary.CHANGE)
           .selectExpr("row.*", "op AS _op", "seq AS _seq", SequenceBytes.of("seq") + " AS " + SequenceBytes.COLUMN,
               "ts_ms AS _ts_ms", "op = 'd' AS _is_deleted",
               "topic AS _source_topic", "partition AS _source_partition", "offset AS _source_offset");

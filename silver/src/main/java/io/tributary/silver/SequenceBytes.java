@@ -41,7 +41,7 @@ final class SequenceBytes {
     }
   }
 
-  /** SQL for the bytes of {@code seq}, an {@code ARRAY<BIGINT>} expression, in a session that has {@link #register}ed. */
+  /** SQL for the bytes of {@code seq}, an {@code ARRAY<BIGINT>} expression, in a session that {@link #register}ed. */
   static String of(String seq) {
     return FUNCTION + "(" + seq + ")";
   }
