@@ -21,6 +21,8 @@ import org.apache.spark.sql.types.StructType;
  * absent).
  */
 final class DebeziumJsonDecoder implements ChangeDecoder {
+  /** The column of the connector's order ({@link ConnectorOrder#read}), for an entity that names no sequence. */
+  private static final String ORDER = "_order";
   private final List<String> sequence;
   private final SchemaSource columns;
 
@@ -94,14 +96,17 @@ final class DebeziumJsonDecoder implements ChangeDecoder {
             ? JsonEnvelopeReader.Kind.DEBEZIUM_WITH_SCHEMA : JsonEnvelopeReader.Kind.DEBEZIUM))
         .withColumn("_env", expr(ChangeDecoder.READ + ".fields"))
         .withColumn("op", expr("_env.op"))
-        .withColumn("seq", expr(sequence.isEmpty() ? ConnectorOrder.sequence("_env")
-            : JsonFields.sequence("_env", sequence)))
+        .withColumn(ORDER, sequence.isEmpty()
+            ? ConnectorOrder.read(functions.col("_env.source"), (StructType) envelope.apply("source").dataType())
+            : functions.lit(null))
+        .withColumn("seq", expr(sequence.isEmpty() ? ORDER + ".seq" : JsonFields.sequence("_env", sequence)))
         .withColumn("ts_ms", expr("try_cast(coalesce(_env.source.ts_ms, _env.ts_ms) AS BIGINT)"))
         .withColumn("image", expr("CASE WHEN _env.op = 'd' THEN _env.before ELSE _env.after END"))
         .withColumn("envelope_error", expr("CASE " + valueChecks
             + " WHEN op IS NULL THEN 'missing op'"
             + " WHEN op NOT IN ('c', 'u', 'd', 'r', 't') THEN concat('unknown op ''', op, '''')"
-            + " " + (sequence.isEmpty() ? ConnectorOrder.checks("_env") : JsonFields.sequenceChecks("_env", sequence))
+            + " " + (sequence.isEmpty() ? "WHEN " + ORDER + ".problem IS NOT NULL THEN " + ORDER + ".problem"
+                : JsonFields.sequenceChecks("_env", sequence))
             + " WHEN op = 't' THEN NULL"
             + " WHEN image IS NULL OR image = 'null' THEN"
             + " CASE WHEN op = 'd' THEN 'missing before image' ELSE 'missing after image' END"
@@ -113,6 +118,6 @@ final class DebeziumJsonDecoder implements ChangeDecoder {
                 // The key's schema block names the source table's primary key columns.
                 .withColumn("_key_schema", expr("get_json_object(CAST(key AS STRING), '$.schema')"))
                 .withColumn("key_version", expr("CASE WHEN _key_schema IS NOT NULL THEN xxhash64(_key_schema) END")))
-        .drop(ChangeDecoder.READ, "_env");
+        .drop(ChangeDecoder.READ, "_env", ORDER);
   }
 }

@@ -14,6 +14,8 @@ import java.util.Random;
 import java.util.function.IntFunction;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
+import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -150,6 +152,167 @@ class ConnectorOrderIT {
         "sequence source.pos (mysql): 'abc' is not an integer",
         "sequence source.commit_lsn (sqlserver): '0025:0758' is not an LSN of 20 hex digits",
         "sequence source.lsn (postgresql): '2026-01-01T00:00:00Z' is not an integer");
+  }
+
+  /**
+   * The order was SQL (a CASE per connector and part) until it moved into Java for the size of the generated code;
+   * silver tables hold sequences that SQL computed, and the merge compares new changes with them, so the Java must
+   * read every text as the SQL did. Every part of every connector gets texts at the edges of Spark's casts and
+   * patterns (signs, spaces, fractions, overflow, the text NULL, a trailing newline, lower-case hex, wrong widths),
+   * the others valid. The reasons must match for all of them; the sequences wherever the change is not quarantined
+   * (a quarantined change's sequence is never read).
+   */
+  @Test
+  void theJavaOrderReadsEveryTextAsTheSqlItReplaced(SparkSession spark) {
+    List<String> texts = List.of("", "0", "42", " 42 ", "+42", "-7", "1.5", "4.0", "9223372036854775807",
+        "9223372036854775808", "-9223372036854775808", "abc", "1e3", "\\t9\\n", "mysql-bin.000003",
+        "mysql-bin.1000000", "bin.", ".5", "mysql-bin.000003\\n", "x.99999999999999999999", "NULL", "null",
+        "0000002d:00000a58:0003", "0000002D:00000A58:0003\\n", "0000002d:00000a58:003", "0000002d 00000a58 0003",
+        "00000000:0000150f:0000000000000000", "00000000:0000150F:00000000:00000000",
+        "0000000000000000000000000000150g", "ffffffff:ffffffff:ffff");
+    Map<String, Map<String, String>> valid = new LinkedHashMap<>();
+    valid.put("postgresql", Map.of("lsn", "24023128"));
+    valid.put("mysql", Map.of("file", "mysql-bin.000003", "pos", "154", "row", "0"));
+    valid.put("mariadb", Map.of("file", "mysql-bin.000003", "pos", "154", "row", "0"));
+    valid.put("sqlserver", Map.of("commit_lsn", "00000025:00000758:0003", "change_lsn", "00000025:00000758:0005",
+        "event_serial_no", "1"));
+    valid.put("oracle", Map.of("scn", "2122184", "commit_scn", "2122185", "txSeq", "1"));
+    valid.put("db2", Map.of("commit_lsn", "00000000:0000150f:0000000000000000",
+        "change_lsn", "00000000:0000150f:0000000000000001"));
+    valid.put("mongodb", Map.of("ts_ms", "1558965508000", "ord", "3"));
+    List<String> sources = new ArrayList<>(List.of("null", "{}", "{\"lsn\":5}", "{\"connector\":\"cassandra\"}",
+        "{\"connector\":\"PostgreSQL\",\"lsn\":5}", "{\"connector\":null,\"lsn\":5}"));
+    valid.forEach((connector, parts) -> {
+      sources.add(source(connector, parts, null, null));
+      for (String part : parts.keySet()) {
+        sources.add(source(connector, parts, part, null));
+        for (String text : texts) {
+          sources.add(source(connector, parts, part, "\"" + text + "\""));
+        }
+        for (String number : List.of("42", "-7", "1.5", "1e3", "9223372036854775808", "true")) {
+          sources.add(source(connector, parts, part, number));
+        }
+      }
+    });
+    List<String> values = sources.stream()
+        .map(source -> "{\"after\":{\"id\":1},\"source\":" + source + ",\"op\":\"c\"}").toList();
+    StructType envelope = JsonFields.schemaOf(ConnectorOrder.paths());
+    byte[][] bytes = values.stream().map(value -> value.getBytes(UTF_8)).toArray(byte[][]::new);
+    List<Row> rows = DecodersIT.bronze(spark, bytes)
+        .withColumn("_read", JsonEnvelopeReader.read(functions.col("value"), envelope,
+            JsonEnvelopeReader.Kind.DEBEZIUM))
+        .withColumn("_env", functions.expr("_read.fields"))
+        .withColumn("java", ConnectorOrder.read(functions.col("_env.source"),
+            (StructType) envelope.apply("source").dataType()))
+        .selectExpr("offset", "_read.problem", "java.seq", "java.problem", SqlOrder.sequence("_env"),
+            "CASE " + SqlOrder.checks("_env") + " END")
+        .orderBy("offset").collectAsList();
+    assertThat(rows).hasSize(values.size());
+    int ordered = 0;
+    for (Row row : rows) {
+      String value = values.get((int) row.getLong(0));
+      assertThat(row.isNullAt(1)).as("valid JSON: %s", value).isTrue();
+      assertThat(row.getString(3)).as("the reason for %s", value).isEqualTo(row.getString(5));
+      if (row.isNullAt(5)) {
+        assertThat(row.<Long>getList(2)).as("the sequence of %s", value).isEqualTo(row.<Long>getList(4));
+        ordered++;
+      }
+    }
+    // Both kinds are many: the texts at the edges split between orderable and quarantined.
+    assertThat(ordered).isGreaterThan(100);
+    assertThat(rows.size() - ordered).isGreaterThan(100);
+  }
+
+  /** A source block of {@code connector}: its valid parts, with {@code part} given {@code json} (absent if null). */
+  private static String source(String connector, Map<String, String> parts, String part, String json) {
+    StringBuilder block = new StringBuilder("{\"connector\":\"" + connector + "\"");
+    parts.forEach((name, text) -> {
+      if (!name.equals(part)) {
+        block.append(",\"").append(name).append("\":\"").append(text).append("\"");
+      } else if (json != null) {
+        block.append(",\"").append(name).append("\":").append(json);
+      }
+    });
+    return block.append("}").toString();
+  }
+
+  /** The order as SQL, as releases before the Java reader computed it: the reference the reader must match. */
+  private static final class SqlOrder {
+    private record Part(String path, String kind, int hexDigits, boolean required) {}
+
+    private static final Map<String, List<Part>> CONNECTORS = new LinkedHashMap<>();
+
+    static {
+      List<Part> binlog = List.of(new Part("source.file", "file", 0, true), new Part("source.pos", "int", 0, true),
+          new Part("source.row", "int", 0, false));
+      CONNECTORS.put("postgresql", List.of(new Part("source.lsn", "int", 0, true)));
+      CONNECTORS.put("mysql", binlog);
+      CONNECTORS.put("mariadb", binlog);
+      CONNECTORS.put("sqlserver", List.of(new Part("source.commit_lsn", "hex", 20, true),
+          new Part("source.change_lsn", "hex", 20, false), new Part("source.event_serial_no", "int", 0, false)));
+      CONNECTORS.put("oracle", List.of(new Part("source.scn", "int", 0, true),
+          new Part("source.commit_scn", "int", 0, false), new Part("source.txSeq", "int", 0, false)));
+      CONNECTORS.put("db2", List.of(new Part("source.commit_lsn", "hex", 32, true),
+          new Part("source.change_lsn", "hex", 32, false)));
+      CONNECTORS.put("mongodb", List.of(new Part("source.ts_ms", "int", 0, true),
+          new Part("source.ord", "int", 0, true)));
+    }
+
+    static String sequence(String struct) {
+      StringBuilder sql = new StringBuilder("CASE " + struct + ".source.connector");
+      CONNECTORS.forEach((name, parts) -> {
+        List<String> elements = new ArrayList<>();
+        for (Part part : parts) {
+          String text = struct + "." + part.path();
+          switch (part.kind()) {
+            case "int" -> elements.add("coalesce(try_cast(" + text + " AS BIGINT), 0)");
+            case "file" -> elements.add("try_cast(regexp_extract(" + text + ", '[.]([0-9]+)$', 1) AS BIGINT)");
+            default -> {
+              for (int start = 1; start <= part.hexDigits(); start += 8) {
+                elements.add("coalesce(try_cast(conv(substring(replace(" + text + ", ':', ''), " + start
+                    + ", 8), 16, 10) AS BIGINT), 0)");
+              }
+            }
+          }
+        }
+        sql.append(" WHEN '").append(name).append("' THEN array(").append(String.join(", ", elements)).append(")");
+      });
+      return sql.append(" END").toString();
+    }
+
+    static String checks(String struct) {
+      String connector = struct + ".source.connector";
+      List<String> checks = new ArrayList<>();
+      checks.add("WHEN " + connector + " IS NULL THEN 'missing source.connector, which chooses the order of the"
+          + " changes; give the entity a sequence'");
+      checks.add("WHEN " + connector + " NOT IN ('postgresql', 'mysql', 'mariadb', 'sqlserver', 'oracle', 'db2',"
+          + " 'mongodb') THEN concat('unknown source.connector ''', " + connector + ", ''' (known: postgresql, mysql,"
+          + " mariadb, sqlserver, oracle, db2, mongodb); give the entity a sequence')");
+      CONNECTORS.forEach((name, parts) -> {
+        for (Part part : parts) {
+          String isIt = connector + " = '" + name + "'";
+          String text = struct + "." + part.path();
+          String what = part.path() + " (" + name + ")";
+          if (part.required()) {
+            checks.add("WHEN " + isIt + " AND " + text + " IS NULL THEN 'missing sequence " + what + "'");
+          }
+          String valid = switch (part.kind()) {
+            case "int" -> "try_cast(" + text + " AS BIGINT) IS NOT NULL";
+            case "file" -> text + " RLIKE '[.][0-9]+$'";
+            default -> text + " = 'NULL' OR replace(" + text + ", ':', '') RLIKE '^[0-9a-fA-F]{" + part.hexDigits()
+                + "}$'";
+          };
+          String describe = switch (part.kind()) {
+            case "int" -> "an integer";
+            case "file" -> "a binlog file name ending in its number";
+            default -> "an LSN of " + part.hexDigits() + " hex digits";
+          };
+          checks.add("WHEN " + isIt + " AND " + text + " IS NOT NULL AND NOT (" + valid + ") THEN concat('sequence "
+              + what + ": ''', " + text + ", ''' is not " + describe + "')");
+        }
+      });
+      return String.join(" ", checks);
+    }
   }
 
   /**
