@@ -59,17 +59,16 @@ interface ChangeDecoder {
   String READ = "_read";
 
   /**
-   * The checks every JSON decoder starts with, as CASE branches on the value and what {@link JsonEnvelopeReader}
-   * read from it (in {@link #READ}): the value must be valid UTF-8 and exactly one strict JSON document of the
-   * decoder's kind.
+   * The checks every JSON decoder starts with, as CASE branches: a tombstone is no error, then {@link #readChecks}.
    */
   static String textChecks() {
-    return "WHEN value IS NULL THEN NULL"
-        + " WHEN NOT is_valid_utf8(CAST(value AS STRING)) THEN 'value is not valid UTF-8'"
-        + readChecks();
+    return "WHEN value IS NULL THEN NULL" + readChecks();
   }
 
-  /** The check of what {@link JsonEnvelopeReader} read, for JSON that is known to be valid UTF-8. */
+  /**
+   * The check of what {@link JsonEnvelopeReader} read (in {@link #READ}): valid UTF-8, exactly one strict JSON
+   * document of the decoder's kind.
+   */
   static String readChecks() {
     return " WHEN " + READ + ".problem IS NOT NULL THEN " + READ + ".problem";
   }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.util.JsonRecyclerPools;
 import java.io.IOException;
+import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * Reads a Kafka value as exactly one strict JSON document. Spark's {@code from_json} reads the first document of a
@@ -14,13 +15,8 @@ import java.io.IOException;
  * and the decoders take what they need from the document in the same pass ({@link JsonEnvelopeReader}).
  */
 final class JsonDocuments {
-  /**
-   * Jackson's defaults are strict JSON: no single quotes, comments, unquoted names, NaN or leading zeros. Buffers
-   * are recycled through a shared pool: the default per-thread pool costs a soft-reference lookup per parser, which
-   * showed in profiles of small records.
-   */
-  static final JsonFactory STRICT = JsonFactory.builder()
-      .recyclerPool(JsonRecyclerPools.newConcurrentDequePool()).build();
+  /** A strict factory shared by the rarer paths (nested values, tests); the readers keep their own ({@link #strict}). */
+  static final JsonFactory STRICT = strict();
 
   /** Reads the root value of a document; the parser is on the root's first token and must end on its last. */
   interface RootReader {
@@ -30,9 +26,32 @@ final class JsonDocuments {
 
   private JsonDocuments() {}
 
+  /**
+   * A new strict factory. Jackson's defaults are strict JSON: no single quotes, comments, unquoted names, NaN or
+   * leading zeros. Buffers are recycled through a pool of the factory's own: the default per-thread pool costs a
+   * soft-reference lookup per parser, and one pool shared by the tasks of an executor was 9% of a decode's time in
+   * its queue, the tasks taking turns at its head. A reader creates its factory on its first record: Spark gives
+   * each task its own copy of a function, so each pool is used by one thread.
+   */
+  static JsonFactory strict() {
+    return JsonFactory.builder().recyclerPool(JsonRecyclerPools.newConcurrentDequePool()).build();
+  }
+
+  /**
+   * Whether {@code value} is valid UTF-8, as Spark's {@code is_valid_utf8} says: text that is all ASCII (most JSON)
+   * is found so in one pass the JIT turns into vector instructions; other text goes to Spark's check.
+   */
+  static boolean isValidUtf8(byte[] value) {
+    int bits = 0;
+    for (byte b : value) {
+      bits |= b;
+    }
+    return bits >= 0 || UTF8String.fromBytes(value).isValid();
+  }
+
   /** Null when {@code value} is one JSON document (surrounding whitespace allowed), else why it is not. */
   static String problem(byte[] value) {
-    return read(value, parser -> {
+    return read(STRICT, value, parser -> {
       parser.skipChildren();
       return null;
     });
@@ -42,12 +61,12 @@ final class JsonDocuments {
    * Reads {@code value} as one strict JSON document, its root through {@code root}: null when both are fine, else
    * the first problem (one of the document's own before any of its root's).
    */
-  static String read(byte[] value, RootReader root) {
+  static String read(JsonFactory factory, byte[] value, RootReader root) {
     if (value == null) {
       return null;
     }
     boolean firstDocumentRead = false;
-    try (JsonParser parser = STRICT.createParser(value)) {
+    try (JsonParser parser = factory.createParser(value)) {
       if (parser.nextToken() == null) {
         return "value is empty";
       }

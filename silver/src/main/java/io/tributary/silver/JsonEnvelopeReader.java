@@ -1,5 +1,6 @@
 package io.tributary.silver;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
@@ -27,8 +28,8 @@ import org.apache.spark.sql.types.StructType;
  * document has them. A field that should be an object but is another value makes the value not valid JSON, as it
  * does for {@code from_json}.
  *
- * <p>Output, a struct: {@code problem} (null, or why the value is not a document of the expected kind: its
- * quarantine reason), {@code fields} and {@code schema} (the wrapper's schema block as text, when kept).
+ * <p>Output, a struct: {@code problem} (null, or why the value is not valid UTF-8 or not a document of the expected
+ * kind: its quarantine reason), {@code fields} and {@code schema} (the wrapper's schema block as text, when kept).
  */
 final class JsonEnvelopeReader implements UDF1<byte[], Row> {
   private static final long serialVersionUID = 1L;
@@ -69,6 +70,8 @@ final class JsonEnvelopeReader implements UDF1<byte[], Row> {
 
   private final Node root;
   private final Kind kind;
+  /** This copy's parsers ({@link JsonDocuments#strict}), created on the first record. */
+  private transient JsonFactory factory;
 
   /** @param fields the struct of the fields to read ({@link JsonFields#schemaOf}) */
   JsonEnvelopeReader(StructType fields, Kind kind) {
@@ -90,8 +93,14 @@ final class JsonEnvelopeReader implements UDF1<byte[], Row> {
     if (document == null) {
       return null;
     }
+    if (!JsonDocuments.isValidUtf8(document)) {
+      return RowFactory.create("value is not valid UTF-8", null, null);
+    }
+    if (factory == null) {
+      factory = JsonDocuments.strict();
+    }
     Reading reading = new Reading(document);
-    String problem = JsonDocuments.read(document, parser -> {
+    String problem = JsonDocuments.read(factory, document, parser -> {
       if (parser.currentToken() != JsonToken.START_OBJECT) {
         parser.skipChildren();
         return kind.notAnObject;
@@ -144,7 +153,7 @@ final class JsonEnvelopeReader implements UDF1<byte[], Row> {
     private Row payloadText(JsonParser parser) throws IOException {
       byte[] outer = document;
       document = JsonTokenText.of(parser).getBytes(StandardCharsets.UTF_8);
-      try (JsonParser nested = JsonDocuments.STRICT.createParser(document)) {
+      try (JsonParser nested = factory.createParser(document)) {
         if (nested.nextToken() == JsonToken.START_OBJECT) {
           return object(nested, root);
         }

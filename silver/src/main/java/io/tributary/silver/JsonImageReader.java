@@ -1,5 +1,6 @@
 package io.tributary.silver;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
@@ -46,6 +47,8 @@ final class JsonImageReader implements UDF1<byte[], Row> {
   /** Per column, its place in {@code numeric} (decimal columns), or -1. */
   private final int[] numericPlace;
   private final int numericCount;
+  /** This copy's parsers ({@link JsonDocuments#strict}), created on the first record. */
+  private transient JsonFactory factory;
 
   /**
    * @param schema the entity's columns
@@ -121,7 +124,10 @@ final class JsonImageReader implements UDF1<byte[], Row> {
     Object[] typedValues = new Object[typedCount];
     Object[] numeric = new Object[numericCount];
     Set<String> unknown = new LinkedHashSet<>();
-    try (JsonParser parser = JsonDocuments.STRICT.createParser(image)) {
+    if (factory == null) {
+      factory = JsonDocuments.strict();
+    }
+    try (JsonParser parser = factory.createParser(image)) {
       if (parser.nextToken() != JsonToken.START_OBJECT) {
         return null;
       }
