@@ -166,7 +166,8 @@ final class CdcMerge implements MicroBatchTarget {
       long decodedAt = System.nanoTime();
       SequenceBytes.register(spark);
       Dataset<Row> changes = decoded.where(BatchSummary.CHANGE)
-          .selectExpr("row.*", "op AS _op", "seq AS _seq", SequenceBytes.of("seq") + " AS " + SequenceBytes.COLUMN,
+          .selectExpr("row.*", "op AS _op", "seq AS _seq", "coalesce(" + ChangeDecoder.SEQ_BYTES + ", "
+              + SequenceBytes.of("seq") + ") AS " + SequenceBytes.COLUMN,
               "ts_ms AS _ts_ms", "op = 'd' AS _is_deleted",
               "topic AS _source_topic", "partition AS _source_partition", "offset AS _source_offset");
       Columns columns = new Columns(schema, key, SilverTables.changeColumns(silver));

@@ -11,7 +11,7 @@ import org.apache.spark.sql.Row;
 interface ChangeDecoder {
   /**
    * The bronze columns plus {@code op} (c, u, d, r or t), {@code seq} (ARRAY&lt;BIGINT&gt;, compared in order),
-   * {@code ts_ms} (the change's time in the source), {@code image} (the entity's fields as a JSON object: the after
+   * {@link #SEQ_BYTES}, {@code ts_ms} (the change's time in the source), {@code image} (the entity's fields as a JSON object: the after
    * image, or the before image of a delete) and {@code envelope_error} (why the record is not a change, or null).
    * A Kafka tombstone (null value) has no error and no change.
    */
@@ -54,6 +54,12 @@ interface ChangeDecoder {
   private static SchemaSource source(SilverEntity entity) {
     return entity.columnsFromStream() ? SchemaSource.STREAM : SchemaSource.CONFIG;
   }
+
+  /**
+   * The column of the sequence's {@link SequenceBytes} where a decoder made them with the sequence (null where it did
+   * not: the merge makes them from {@code seq}).
+   */
+  String SEQ_BYTES = "seq_bytes";
 
   /** The column the decoders read their JSON with ({@link JsonEnvelopeReader#read}). */
   String READ = "_read";

@@ -100,6 +100,7 @@ final class DebeziumJsonDecoder implements ChangeDecoder {
             ? ConnectorOrder.read(functions.col("_env.source"), (StructType) envelope.apply("source").dataType())
             : functions.lit(null))
         .withColumn("seq", expr(sequence.isEmpty() ? ORDER + ".seq" : JsonFields.sequence("_env", sequence)))
+        .withColumn(ChangeDecoder.SEQ_BYTES, expr(sequence.isEmpty() ? ORDER + ".bytes" : "CAST(NULL AS BINARY)"))
         .withColumn("ts_ms", expr("try_cast(coalesce(_env.source.ts_ms, _env.ts_ms) AS BIGINT)"))
         .withColumn("image", expr("CASE WHEN _env.op = 'd' THEN _env.before ELSE _env.after END"))
         .withColumn("envelope_error", expr("CASE " + valueChecks

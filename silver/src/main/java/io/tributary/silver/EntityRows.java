@@ -27,9 +27,9 @@ import org.apache.spark.sql.types.StructType;
  * schema does not know: creating a JSON parser costs more than parsing a small record, so every further parse of the
  * same record is avoided.
  *
- * <p>Output: the source coordinates and raw bytes, {@code op}, {@code seq}, {@code ts_ms}, {@code image},
- * {@code row} (the entity's columns), {@code unknown_fields}, {@code widen}, {@code tombstone}, {@code error} and
- * {@code stage} (decode or schema).
+ * <p>Output: the source coordinates and raw bytes, {@code op}, {@code seq}, {@code seq_bytes}, {@code ts_ms},
+ * {@code image}, {@code row} (the entity's columns), {@code unknown_fields}, {@code widen}, {@code tombstone},
+ * {@code error} and {@code stage} (decode or schema).
  */
 final class EntityRows {
   private static final String NONE = "CAST(array() AS ARRAY<STRING>)";
@@ -63,8 +63,8 @@ final class EntityRows {
         .withColumn("error", errorColumn())
         .withColumn("stage", expr("CASE WHEN envelope_error IS NOT NULL THEN 'decode'"
             + " WHEN error IS NOT NULL THEN 'schema' END"))
-        .select("topic", "partition", "offset", "kafka_timestamp", "key", "value", "op", "seq", "ts_ms", "image", "row",
-            "unknown_fields", "widen", "tombstone", "error", "stage");
+        .select("topic", "partition", "offset", "kafka_timestamp", "key", "value", "op", "seq", ChangeDecoder.SEQ_BYTES,
+            "ts_ms", "image", "row", "unknown_fields", "widen", "tombstone", "error", "stage");
   }
 
   private Column rowColumn() {

@@ -68,6 +68,7 @@ final class JsonEventDecoder implements ChangeDecoder {
         .withColumn("_event", expr(ChangeDecoder.READ + ".fields"))
         .withColumn("op", expr("CASE WHEN value IS NULL THEN NULL ELSE " + op + " END"))
         .withColumn("seq", expr(JsonFields.sequence("_event", sequence)))
+        .withColumn(ChangeDecoder.SEQ_BYTES, expr("CAST(NULL AS BINARY)"))
         .withColumn("ts_ms", expr(eventTime))
         .withColumn("image", expr(text))
         .withColumn("envelope_error", expr("CASE " + String.join(" ", checks) + " ELSE NULL END"))

@@ -48,19 +48,24 @@ final class SequenceBytes {
 
   /** The bytes of a sequence (elements are {@link Long}s or null); empty for a null sequence. */
   static byte[] bytes(scala.collection.Seq<Object> seq) {
+    return seq == null ? new byte[0] : bytes(scala.jdk.javaapi.CollectionConverters.asJava(seq));
+  }
+
+  /** The bytes of a sequence (elements are {@link Long}s or null); empty for a null sequence. */
+  static byte[] bytes(java.util.List<?> seq) {
     if (seq == null) {
       return new byte[0];
     }
     int elements = seq.size();
     int length = 2;
     for (int i = 0; i < elements; i++) {
-      length += seq.apply(i) == null ? 1 : 9;
+      length += seq.get(i) == null ? 1 : 9;
     }
     byte[] bytes = new byte[length];
     int at = 0;
     bytes[at++] = START;
     for (int i = 0; i < elements; i++) {
-      Object element = seq.apply(i);
+      Object element = seq.get(i);
       if (element == null) {
         bytes[at++] = NULL_ELEMENT;
         continue;

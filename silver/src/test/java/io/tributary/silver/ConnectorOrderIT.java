@@ -159,8 +159,8 @@ class ConnectorOrderIT {
    * silver tables hold sequences that SQL computed, and the merge compares new changes with them, so the Java must
    * read every text as the SQL did. Every part of every connector gets texts at the edges of Spark's casts and
    * patterns (signs, spaces, fractions, overflow, the text NULL, a trailing newline, lower-case hex, wrong widths),
-   * the others valid. The reasons must match for all of them; the sequences wherever the change is not quarantined
-   * (a quarantined change's sequence is never read).
+   * the others valid. The reasons must match for all of them; the sequences, and the bytes the guard compares,
+   * wherever the change is not quarantined (a quarantined change's sequence is never read).
    */
   @Test
   void theJavaOrderReadsEveryTextAsTheSqlItReplaced(SparkSession spark) {
@@ -205,7 +205,7 @@ class ConnectorOrderIT {
         .withColumn("java", ConnectorOrder.read(functions.col("_env.source"),
             (StructType) envelope.apply("source").dataType()))
         .selectExpr("offset", "_read.problem", "java.seq", "java.problem", SqlOrder.sequence("_env"),
-            "CASE " + SqlOrder.checks("_env") + " END")
+            "CASE " + SqlOrder.checks("_env") + " END", "java.bytes")
         .orderBy("offset").collectAsList();
     assertThat(rows).hasSize(values.size());
     int ordered = 0;
@@ -215,6 +215,8 @@ class ConnectorOrderIT {
       assertThat(row.getString(3)).as("the reason for %s", value).isEqualTo(row.getString(5));
       if (row.isNullAt(5)) {
         assertThat(row.<Long>getList(2)).as("the sequence of %s", value).isEqualTo(row.<Long>getList(4));
+        assertThat((byte[]) row.get(6)).as("the sequence bytes of %s", value)
+            .isEqualTo(SequenceBytes.bytes(row.<Long>getList(4)));
         ordered++;
       }
     }
