@@ -11,8 +11,9 @@ import org.apache.spark.sql.Row;
 interface ChangeDecoder {
   /**
    * The bronze columns plus {@code op} (c, u, d, r or t), {@code seq} (ARRAY&lt;BIGINT&gt;, compared in order),
-   * {@link #SEQ_BYTES}, {@code ts_ms} (the change's time in the source), {@code image} (the entity's fields as a JSON object: the after
-   * image, or the before image of a delete) and {@code envelope_error} (why the record is not a change, or null).
+   * {@link #SEQ_BYTES}, {@code ts_ms} (the change's time in the source), {@code image} (the entity's fields as a JSON
+   * object: the after image, or the before image of a delete) and {@code envelope_error} (why the record is not a
+   * change, or null).
    * A Kafka tombstone (null value) has no error and no change.
    */
   Dataset<Row> envelopes(Dataset<Row> bronze);

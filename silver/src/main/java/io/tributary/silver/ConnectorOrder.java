@@ -3,7 +3,6 @@ package io.tributary.silver;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Objects;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -165,12 +164,12 @@ final class ConnectorOrder {
       for (int p = 0; p < parts.size(); p++) {
         Part part = parts.get(p);
         String text = source.getString(partAt[which][p]);
-        elements(text, part, seq);
+        boolean fits = read(text, part, lsnPatterns[which][p], seq);
         if (problem == null) {
           String what = part.path() + " (" + connector + ")";
           if (text == null && part.required()) {
             problem = "missing sequence " + what;
-          } else if (text != null && !valid(text, part, lsnPatterns[which][p])) {
+          } else if (!fits) {
             problem = "sequence " + what + ": '" + text + "' is not " + describe(part);
           }
         }
@@ -178,13 +177,22 @@ final class ConnectorOrder {
       return RowFactory.create(seq, SequenceBytes.bytes(seq), problem);
     }
 
-    /** Adds the elements of one part: a missing integer or LSN counts as zero, a missing binlog file as null. */
-    private static void elements(String text, Part part, List<Long> seq) {
-      switch (part.kind()) {
-        case INTEGER -> seq.add(text == null ? 0L : Objects.requireNonNullElse(integer(text), 0L));
+    /**
+     * Adds the elements of one part to {@code seq} (a missing integer or LSN counts as zero, a missing binlog file as
+     * null) and says whether its text, where there is one, is what the part holds; each text is read once for both.
+     */
+    private static boolean read(String text, Part part, Pattern lsn, List<Long> seq) {
+      return switch (part.kind()) {
+        case INTEGER -> {
+          Long number = text == null ? null : integer(text);
+          seq.add(number == null ? 0L : number);
+          yield text == null || number != null;
+        }
         case BINLOG_FILE -> {
           Matcher number = text == null ? null : BINLOG_NUMBER.matcher(text);
-          seq.add(number != null && number.find() ? integer(number.group(1)) : null);
+          boolean found = number != null && number.find();
+          seq.add(found ? integer(number.group(1)) : null);
+          yield text == null || found;
         }
         case HEX -> {
           // Fixed width, so comparing 8-digit parts (each below 2^32) in turn compares the whole unsigned number.
@@ -193,8 +201,10 @@ final class ConnectorOrder {
             seq.add(hexPrefix(digits.substring(Math.min(start, digits.length()),
                 Math.min(start + 8, digits.length()))));
           }
+          // Debezium writes a missing LSN as the text NULL.
+          yield text == null || text.equals("NULL") || lsn.matcher(digits).find();
         }
-      }
+      };
     }
 
     /**
@@ -221,13 +231,6 @@ final class ConnectorOrder {
       return value;
     }
 
-    private static boolean valid(String text, Part part, Pattern lsn) {
-      return switch (part.kind()) {
-        case INTEGER -> integer(text) != null;
-        case BINLOG_FILE -> BINLOG_NUMBER.matcher(text).find();
-        case HEX -> text.equals("NULL") || lsn.matcher(text.replace(":", "")).find();
-      };
-    }
   }
 
   private static String describe(Part part) {

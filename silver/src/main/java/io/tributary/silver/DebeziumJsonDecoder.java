@@ -91,14 +91,16 @@ final class DebeziumJsonDecoder implements ChangeDecoder {
     StructType envelope = JsonFields.schemaOf(paths);
     // One pass over the value: the strict-document check, the envelope's fields and, for the schema converter's
     // wrapper, the payload's fields and the schema block.
-    return rows
+    Dataset<Row> fields = rows
         .withColumn(ChangeDecoder.READ, JsonEnvelopeReader.read(document, envelope, columns == SchemaSource.STREAM
             ? JsonEnvelopeReader.Kind.DEBEZIUM_WITH_SCHEMA : JsonEnvelopeReader.Kind.DEBEZIUM))
-        .withColumn("_env", expr(ChangeDecoder.READ + ".fields"))
+        .withColumn("_env", expr(ChangeDecoder.READ + ".fields"));
+    if (sequence.isEmpty()) {
+      fields = fields.withColumn(ORDER, ConnectorOrder.read(functions.col("_env.source"),
+          (StructType) envelope.apply("source").dataType()));
+    }
+    return fields
         .withColumn("op", expr("_env.op"))
-        .withColumn(ORDER, sequence.isEmpty()
-            ? ConnectorOrder.read(functions.col("_env.source"), (StructType) envelope.apply("source").dataType())
-            : functions.lit(null))
         .withColumn("seq", expr(sequence.isEmpty() ? ORDER + ".seq" : JsonFields.sequence("_env", sequence)))
         .withColumn(ChangeDecoder.SEQ_BYTES, expr(sequence.isEmpty() ? ORDER + ".bytes" : "CAST(NULL AS BINARY)"))
         .withColumn("ts_ms", expr("try_cast(coalesce(_env.source.ts_ms, _env.ts_ms) AS BIGINT)"))

@@ -15,7 +15,7 @@ import org.apache.spark.unsafe.types.UTF8String;
  * and the decoders take what they need from the document in the same pass ({@link JsonEnvelopeReader}).
  */
 final class JsonDocuments {
-  /** A strict factory shared by the rarer paths (nested values, tests); the readers keep their own ({@link #strict}). */
+  /** A strict factory for the rarer paths (nested values, tests); the readers keep their own ({@link #strict}). */
   static final JsonFactory STRICT = strict();
 
   /** Reads the root value of a document; the parser is on the root's first token and must end on its last. */
